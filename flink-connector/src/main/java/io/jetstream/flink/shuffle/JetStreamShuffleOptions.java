@@ -1,0 +1,26 @@
+package io.jetstream.flink.shuffle;
+
+import io.jetstream.core.config.ConfigOption;
+import io.jetstream.core.config.OptionGroup;
+import java.util.List;
+
+/**
+ * Options of the Flink shuffle service, read by {@link JetStreamShuffleServiceFactory} on the
+ * JobManager and on every TaskManager under {@code taskmanager.network.jetstream.}.
+ */
+public final class JetStreamShuffleOptions {
+    private JetStreamShuffleOptions() {}
+
+    public static final ConfigOption<Boolean> ENABLED = ConfigOption.booleanOption(
+            "shuffle.enabled",
+            true,
+            "When false, the factory hands out Flink's own Netty shuffle environment undecorated: "
+                    + "an escape hatch that keeps the cluster configuration unchanged otherwise.");
+
+    public static final OptionGroup GROUP = new OptionGroup(
+            "Flink shuffle service",
+            "shuffle.",
+            "Read at TaskManager start by `io.jetstream.flink.shuffle.JetStreamShuffleServiceFactory` "
+                    + "(selected with `shuffle-service-factory.class`).",
+            List.of(ENABLED));
+}

@@ -1,0 +1,101 @@
+package io.jetstream.flink.shuffle;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.util.TestStreamEnvironment;
+import org.apache.flink.util.CloseableIterator;
+
+/**
+ * The job every shuffle ITCase runs: numbers 0..n-1 keyed by {@code i % keys}, summed per key with
+ * a keyed reduce (a hash exchange between the TaskManagers), results collected to the client.
+ */
+final class KeyedSumJob {
+    static final int PARALLELISM = 2;
+    static final int KEYS = 97;
+
+    /** Checkpoints completed in the reduce's downstream map, over all subtasks (MiniCluster is in-JVM). */
+    static final AtomicInteger COMPLETED_CHECKPOINTS = new AtomicInteger();
+
+    private KeyedSumJob() {}
+
+    /** The sum per key of 0..n-1 grouped by {@code i % KEYS}, computed without Flink. */
+    static Map<Integer, Long> expected(long n) {
+        Map<Integer, Long> sums = new HashMap<>();
+        for (long i = 0; i < n; i++) {
+            sums.merge((int) (i % KEYS), i, Long::sum);
+        }
+        return sums;
+    }
+
+    /**
+     * Runs the job on {@code cluster}.
+     *
+     * @param checkpointIntervalMs 0 for no checkpointing
+     * @param recordsPerSecond source rate limit, so the job lives long enough to checkpoint
+     */
+    static Map<Integer, Long> run(
+            MiniCluster cluster,
+            RuntimeExecutionMode mode,
+            long records,
+            double recordsPerSecond,
+            long checkpointIntervalMs,
+            boolean unaligned) throws Exception {
+        TestStreamEnvironment.setAsContext(cluster, PARALLELISM);
+        try {
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+            env.setRuntimeMode(mode);
+            if (checkpointIntervalMs > 0) {
+                env.enableCheckpointing(checkpointIntervalMs);
+                env.getCheckpointConfig().enableUnalignedCheckpoints(unaligned);
+            }
+            DataGeneratorSource<Long> source = new DataGeneratorSource<>(
+                    index -> index, records, RateLimiterStrategy.perSecond(recordsPerSecond), Types.LONG);
+            Map<Integer, Long> finalSums = new HashMap<>();
+            try (CloseableIterator<Tuple2<Integer, Long>> results = env
+                    .fromSource(source, WatermarkStrategy.noWatermarks(), "numbers")
+                    .map(i -> Tuple2.of((int) (i % KEYS), i))
+                    .returns(Types.TUPLE(Types.INT, Types.LONG))
+                    .keyBy(t -> t.f0)
+                    .reduce((a, b) -> Tuple2.of(a.f0, a.f1 + b.f1))
+                    .map(new CheckpointCounter())
+                    .executeAndCollect("keyed-sum-" + mode)) {
+                // Streaming emits a running sum per record: the largest is the final one.
+                results.forEachRemaining(t -> finalSums.merge(t.f0, t.f1, Math::max));
+            }
+            return finalSums;
+        } finally {
+            TestStreamEnvironment.unsetAsContext();
+        }
+    }
+
+    /** Identity map that counts completed checkpoints. */
+    static final class CheckpointCounter extends RichMapFunction<Tuple2<Integer, Long>, Tuple2<Integer, Long>>
+            implements CheckpointListener {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void open(OpenContext openContext) {}
+
+        @Override
+        public Tuple2<Integer, Long> map(Tuple2<Integer, Long> value) {
+            return value;
+        }
+
+        @Override
+        public void notifyCheckpointComplete(long checkpointId) {
+            COMPLETED_CHECKPOINTS.incrementAndGet();
+        }
+    }
+}
