@@ -1,0 +1,142 @@
+package io.jetstream.storm.transport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jetstream.core.config.InvalidConfigurationException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.storm.Config;
+import org.apache.storm.messaging.ConnectionWithStatus;
+import org.apache.storm.messaging.IConnection;
+import org.apache.storm.messaging.TaskMessage;
+import org.apache.storm.messaging.netty.BackPressureStatus;
+import org.apache.storm.metric.api.IStatefulObject;
+import org.apache.storm.utils.Utils;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * JetStream's context over Storm's real Netty context on loopback: a server and a client in this
+ * JVM, messages sent through JetStream's client arrive through JetStream's server callback, in order,
+ * and both sides count them.
+ */
+class JetStreamContextTest {
+
+    private static Map<String, Object> workerConf() {
+        Map<String, Object> conf = new HashMap<>(Utils.readDefaultConfig());
+        conf.put(Config.STORM_MESSAGING_NETTY_FLUSH_TIMEOUT_MS, 2_000);
+        conf.put(Config.STORM_MESSAGING_TRANSPORT, JetStreamContext.class.getName());
+        return conf;
+    }
+
+    private static int freePort() throws Exception {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void messagesCrossStormNettyThroughJetStreamConnections() throws Exception {
+        JetStreamContext context = new JetStreamContext();
+        context.prepare(workerConf(), null);
+        List<TaskMessage> received = new CopyOnWriteArrayList<>();
+        int port = freePort();
+        // As the worker does: a newly connected client first receives the current back-pressure status.
+        IConnection server = context.bind("topo-1", port, received::addAll,
+                () -> new BackPressureStatus("worker-1", new ArrayList<>(), new ArrayList<>(List.of(1, 2, 3, 4, 5, 6, 7))));
+        // Indexed by task id, as the worker does.
+        AtomicBoolean[] remoteBackPressure = new AtomicBoolean[8];
+        for (int i = 0; i < remoteBackPressure.length; i++) {
+            remoteBackPressure[i] = new AtomicBoolean(true);
+        }
+        IConnection client = context.connect("topo-1", "localhost", port, remoteBackPressure);
+        try {
+            assertInstanceOf(ConnectionWithStatus.class, client, "the worker waits for Ready on clients");
+            assertInstanceOf(IStatefulObject.class, server, "keeps Storm's __recv-iconnection metric");
+            awaitReady((ConnectionWithStatus) client);
+
+            int count = 5_000;
+            List<TaskMessage> batch = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                batch.add(new TaskMessage(i % 7 + 1, ("m" + i).getBytes(StandardCharsets.UTF_8)));
+                if (batch.size() == 100) {
+                    client.send(batch.iterator());
+                    batch.clear();
+                }
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (received.size() < count && System.nanoTime() < deadline) {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+            }
+            assertEquals(count, received.size());
+            for (int i = 0; i < count; i++) {
+                assertEquals("m" + i, new String(received.get(i).message(), StandardCharsets.UTF_8));
+                assertEquals(i % 7 + 1, received.get(i).task());
+            }
+            assertEquals(count, context.meters().sent().records());
+            assertEquals(count, context.meters().received().records());
+            assertTrue(context.meters().received().batches() > 0);
+            assertEquals(context.meters().sent().bytes(), context.meters().received().bytes());
+            // The server's connect response (back-pressure off for tasks 1..7) reached the client.
+            for (int task = 1; task < remoteBackPressure.length; task++) {
+                AtomicBoolean flag = remoteBackPressure[task];
+                long flagDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (flag.get() && System.nanoTime() < flagDeadline) {
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+                }
+                assertEquals(false, flag.get(), "back-pressure flag of task " + task);
+            }
+        } finally {
+            client.close();
+            context.term();
+        }
+    }
+
+    @Test
+    void unknownDelegateIsRefusedWithTheKeyNamed() {
+        Map<String, Object> conf = workerConf();
+        conf.put("jetstream.transport.delegate-context", "org.example.NoSuchContext");
+        InvalidConfigurationException e = assertThrows(
+                InvalidConfigurationException.class, () -> new JetStreamContext().prepare(conf, null));
+        assertEquals("jetstream.transport.delegate-context", e.key());
+        assertTrue(e.getMessage().contains("org.example.NoSuchContext"), e.getMessage());
+    }
+
+    @Test
+    void delegateThatIsNotAContextOrIsJetStreamItselfIsRefused() {
+        Map<String, Object> conf = workerConf();
+        conf.put("jetstream.transport.delegate-context", String.class.getName());
+        assertThrows(InvalidConfigurationException.class, () -> new JetStreamContext().prepare(conf, null));
+        conf.put("jetstream.transport.delegate-context", JetStreamContext.class.getName());
+        assertThrows(InvalidConfigurationException.class, () -> new JetStreamContext().prepare(conf, null));
+    }
+
+    @Test
+    void misspelledOptionFailsTheWorkerAtStart() {
+        Map<String, Object> conf = workerConf();
+        conf.put("jetstream.transport.delegate-contxt", "x.Y");
+        InvalidConfigurationException e = assertThrows(
+                InvalidConfigurationException.class, () -> new JetStreamContext().prepare(conf, null));
+        assertEquals("jetstream.transport.delegate-contxt", e.key());
+    }
+
+    private static void awaitReady(ConnectionWithStatus client) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (client.status() != ConnectionWithStatus.Status.Ready) {
+            assertTrue(System.nanoTime() < deadline, "client never became Ready: " + client.status());
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+        }
+    }
+}
