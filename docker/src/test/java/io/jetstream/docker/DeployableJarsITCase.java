@@ -1,0 +1,55 @@
+package io.jetstream.docker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The jars users drop into an engine's lib/ or extlib/ must not leak classes into the engine's
+ * class path: every class is JetStream's own ({@code io/jetstream/}), bundled libraries (Netty,
+ * Agrona) are relocated under {@code io/jetstream/shaded/}, and no engine class is bundled.
+ */
+class DeployableJarsITCase {
+    private static final Path ROOT = Path.of(System.getProperty("jetstream.root", "..")).toAbsolutePath().normalize();
+    private static final String VERSION = System.getProperty("jetstream.version", "0.1.0-SNAPSHOT");
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "flink-connector/target/jetstream-flink-connector",
+        "storm-transport/storm/target/jetstream-storm-transport",
+        "storm-transport/jstorm/target/jetstream-jstorm-transport",
+        "scheduler/target/jetstream-scheduler"
+    })
+    void engineJarBundlesOnlyJetStreamAndRelocatedLibraries(String jarStem) throws IOException {
+        Path jar = ROOT.resolve(jarStem + "-" + VERSION + ".jar");
+        assertTrue(Files.isRegularFile(jar), "missing " + jar);
+        List<String> foreign = new ArrayList<>();
+        int core = 0;
+        try (JarFile file = new JarFile(jar.toFile())) {
+            for (JarEntry entry : java.util.Collections.list(file.entries())) {
+                String name = entry.getName();
+                if (!name.endsWith(".class") || name.equals("module-info.class") || name.startsWith("META-INF/")) {
+                    continue;
+                }
+                if (name.startsWith("io/jetstream/core/")) {
+                    core++;
+                }
+                if (!name.startsWith("io/jetstream/")) {
+                    foreign.add(name);
+                }
+            }
+        }
+        assertEquals(List.of(), foreign.subList(0, Math.min(20, foreign.size())),
+                jar.getFileName() + " carries classes outside io/jetstream/ (unrelocated libraries or engine classes)");
+        assertTrue(core > 0, jar.getFileName() + " must bundle jetstream-core");
+    }
+}
