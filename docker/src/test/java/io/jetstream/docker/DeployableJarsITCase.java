@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -23,6 +25,7 @@ class DeployableJarsITCase {
     private static final String VERSION = System.getProperty("jetstream.version", "0.1.0-SNAPSHOT");
 
     @ParameterizedTest
+    @Timeout(value = 1, unit = TimeUnit.MINUTES)
     @ValueSource(strings = {
         "flink-connector/target/jetstream-flink-connector",
         "storm-transport/storm/target/jetstream-storm-transport",

@@ -4,7 +4,7 @@ import backtype.storm.messaging.IConnection;
 import backtype.storm.messaging.IContext;
 import backtype.storm.utils.DisruptorQueue;
 import io.jetstream.core.config.ConfigScope;
-import io.jetstream.core.config.InvalidConfigurationException;
+import io.jetstream.core.config.ConfiguredClass;
 import io.jetstream.core.config.JetStreamConfig;
 import io.jetstream.core.metrics.TrafficMeter;
 import java.util.Map;
@@ -36,31 +36,11 @@ public class JetStreamJStormContext implements IContext {
     @SuppressWarnings({"rawtypes", "unchecked"})
     public void prepare(Map stormConf) {
         JetStreamConfig config = JetStreamConfig.load(ConfigScope.JSTORM, (Map<String, ?>) stormConf, JetStreamJStormOptions.GROUP);
-        IContext created = instantiate(config);
+        IContext created = ConfiguredClass.instantiate(
+                config, JetStreamJStormOptions.DELEGATE_CONTEXT, IContext.class, JetStreamJStormContext.class);
         created.prepare(stormConf);
         delegate = created;
         LOG.info("JetStream JStorm transport prepared with {} over {}", config, created.getClass().getName());
-    }
-
-    private static IContext instantiate(JetStreamConfig config) {
-        String key = config.keyOf(JetStreamJStormOptions.DELEGATE_CONTEXT);
-        String className = config.get(JetStreamJStormOptions.DELEGATE_CONTEXT);
-        Class<?> type;
-        try {
-            ClassLoader loader = Thread.currentThread().getContextClassLoader();
-            type = Class.forName(className, true, loader != null ? loader : JetStreamJStormContext.class.getClassLoader());
-        } catch (ClassNotFoundException | LinkageError e) {
-            throw new InvalidConfigurationException(key, className, "class not found on the worker class path (" + e + ")");
-        }
-        if (!IContext.class.isAssignableFrom(type) || JetStreamJStormContext.class.isAssignableFrom(type)) {
-            throw new InvalidConfigurationException(key, className,
-                    "must implement " + IContext.class.getName() + " and not be JetStream's own context");
-        }
-        try {
-            return (IContext) type.getDeclaredConstructor().newInstance();
-        } catch (ReflectiveOperationException e) {
-            throw new InvalidConfigurationException(key, className, "needs a public no-argument constructor (" + e + ")");
-        }
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.jetstream.storm.transport;
 
 import io.jetstream.core.config.ConfigScope;
-import io.jetstream.core.config.InvalidConfigurationException;
+import io.jetstream.core.config.ConfiguredClass;
 import io.jetstream.core.config.JetStreamConfig;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -42,36 +42,14 @@ public class JetStreamContext implements IContext {
     @Override
     public void prepare(Map<String, Object> topoConf, StormMetricRegistry metricRegistry) {
         JetStreamConfig config = JetStreamConfig.load(ConfigScope.STORM, topoConf, JetStreamTransportOptions.GROUP);
-        IContext created = instantiate(config);
+        IContext created = ConfiguredClass.instantiate(
+                config, JetStreamTransportOptions.DELEGATE_CONTEXT, IContext.class, JetStreamContext.class);
         created.prepare(topoConf, metricRegistry);
         if (metricRegistry != null) {
             registerGauges(metricRegistry);
         }
         delegate = created;
         LOG.info("JetStream transport prepared with {} over {}", config, created.getClass().getName());
-    }
-
-    private static IContext instantiate(JetStreamConfig config) {
-        String key = config.keyOf(JetStreamTransportOptions.DELEGATE_CONTEXT);
-        String className = config.get(JetStreamTransportOptions.DELEGATE_CONTEXT);
-        Class<?> type;
-        try {
-            ClassLoader loader = Thread.currentThread().getContextClassLoader();
-            type = Class.forName(className, true, loader != null ? loader : JetStreamContext.class.getClassLoader());
-        } catch (ClassNotFoundException | LinkageError e) {
-            throw new InvalidConfigurationException(key, className, "class not found on the worker class path (" + e + ")");
-        }
-        if (!IContext.class.isAssignableFrom(type)) {
-            throw new InvalidConfigurationException(key, className, "does not implement " + IContext.class.getName());
-        }
-        if (JetStreamContext.class.isAssignableFrom(type)) {
-            throw new InvalidConfigurationException(key, className, "JetStream cannot delegate to itself");
-        }
-        try {
-            return (IContext) type.getDeclaredConstructor().newInstance();
-        } catch (ReflectiveOperationException e) {
-            throw new InvalidConfigurationException(key, className, "needs a public no-argument constructor (" + e + ")");
-        }
     }
 
     private void registerGauges(StormMetricRegistry registry) {
