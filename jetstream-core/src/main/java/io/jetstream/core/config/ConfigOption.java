@@ -69,6 +69,19 @@ public final class ConfigOption<T> {
                 v -> v >= min && v <= max);
     }
 
+    /** An int option that must be a power of two within {@code [min, max]}. */
+    public static ConfigOption<Integer> powerOfTwoOption(
+            String key, int defaultValue, int min, int max, String description) {
+        return new ConfigOption<>(
+                key,
+                "int",
+                defaultValue,
+                "a power of two from " + min + " to " + max,
+                description,
+                s -> Integer.valueOf(s.trim()),
+                v -> v >= min && v <= max && Integer.bitCount(v) == 1);
+    }
+
     /** A long option within {@code [min, max]}. */
     public static ConfigOption<Long> longOption(
             String key, long defaultValue, long min, long max, String description) {

@@ -1,0 +1,407 @@
+package io.jetstream.core.ring;
+
+import static io.jetstream.core.ring.RecordDescriptor.BATCH_TUPLE_HEADER_LENGTH;
+import static io.jetstream.core.ring.RecordDescriptor.GENERATION_OFFSET;
+import static io.jetstream.core.ring.RecordDescriptor.HEADER_LENGTH;
+import static io.jetstream.core.ring.RecordDescriptor.STATUS_ABORTED;
+import static io.jetstream.core.ring.RecordDescriptor.STATUS_FAILED;
+import static io.jetstream.core.ring.RecordDescriptor.STATUS_READ;
+import static io.jetstream.core.ring.RecordDescriptor.STATUS_READY;
+import static io.jetstream.core.ring.RecordDescriptor.STATUS_WRITING;
+import static io.jetstream.core.ring.RecordDescriptor.TARGET_OFFSET;
+import static io.jetstream.core.ring.RecordDescriptor.TYPE_BATCH;
+import static io.jetstream.core.ring.RecordDescriptor.TYPE_DATA;
+import static io.jetstream.core.ring.RecordDescriptor.TYPE_PADDING;
+
+import java.io.IOException;
+import java.nio.MappedByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import org.agrona.IoUtil;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The consuming side of a ring (TurboStream's OSRBuffer): creates the ring file, reads records with
+ * the sliding window of §IV-B, frees and zeroes consumed space, and removes the file on close.
+ *
+ * <p><b>Sliding window.</b> The left edge ({@code head}) stops at the first record still being
+ * written; the right edge goes on delivering committed records behind it, up to
+ * {@link RingSettings#windowBytes()} past the left edge, and marks them READ so they are not
+ * delivered twice. A record stuck in WRITING is skipped (marked FAILED) only when its producer is
+ * proven dead: its process is gone (pid and start time) or its producer slot was taken over. A live
+ * producer is never skipped, even a slow one: its space must not be handed to another producer
+ * while it may still write into it. The same rule covers a producer that died between claiming
+ * space and writing the record header, found through the claim it announced in its slot.
+ *
+ * <p>Threading: one consumer thread calls {@link #poll}; {@link #metrics()} may be read from any
+ * thread. {@code poll} allocates nothing.
+ */
+public final class RingConsumer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(RingConsumer.class);
+
+    private final MappedRing ring;
+    private final UnsafeBuffer buffer;
+    private final RingSettings settings;
+    private final Metrics metrics = new Metrics();
+    private final long[] slotCheckedAt = new long[RingDescriptor.MAX_PRODUCERS];
+    private final boolean[] slotAliveAtCheck = new boolean[RingDescriptor.MAX_PRODUCERS];
+    private final int[] slotGenerationAtCheck = new int[RingDescriptor.MAX_PRODUCERS];
+    /** Consumer-thread copy of HEAD. */
+    private long head;
+    /** Last TAIL read by the consumer thread; re-read only when the scan reaches it. */
+    private long tailCache;
+    private boolean closed;
+
+    private RingConsumer(MappedRing ring, RingSettings settings) {
+        this.ring = ring;
+        this.buffer = ring.buffer;
+        this.settings = settings;
+        this.head = buffer.getLongVolatile(RingDescriptor.HEAD_OFFSET);
+    }
+
+    /**
+     * Creates ring {@code name} in the settings' directory. A leftover file of a dead consumer is
+     * replaced; a file whose consumer is alive is refused. The file appears under its final name only
+     * once fully initialised, so producers never attach to a half-written header.
+     */
+    public static RingConsumer create(RingSettings settings, String name) {
+        Path directory = RingDirectory.prepare(settings.directory());
+        Path file = RingDirectory.fileOf(directory, name);
+        if (Files.exists(file)) {
+            RingDirectory.Header existing = RingDirectory.readHeader(file);
+            if (existing.consumer().isAlive() && existing.state() != RingDescriptor.STATE_CLOSED) {
+                throw new RingFileException(file, "in use by a live consumer (pid " + existing.consumer().pid() + ")");
+            }
+            LOG.info("Replacing stale ring file {} of consumer pid {}", file, existing.consumer().pid());
+        }
+        Path temp = directory.resolve("." + name + ".init-" + ProcessIdentity.SELF.pid());
+        MappedByteBuffer mapping = null;
+        try {
+            Files.deleteIfExists(temp);
+            Files.createFile(temp, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(RingDirectory.OWNER_ONLY_FILE));
+            mapping = IoUtil.mapExistingFile(extend(temp, RingDescriptor.fileLength(settings.capacity())).toFile(), "ring");
+            UnsafeBuffer header = new UnsafeBuffer(mapping);
+            header.putLong(RingDescriptor.MAGIC_OFFSET, RingDescriptor.MAGIC);
+            header.putInt(RingDescriptor.VERSION_OFFSET, RingDescriptor.VERSION);
+            header.putInt(RingDescriptor.HEADER_LENGTH_OFFSET, RingDescriptor.HEADER_LENGTH);
+            header.putInt(RingDescriptor.CAPACITY_OFFSET, settings.capacity());
+            header.putInt(RingDescriptor.MAX_PAYLOAD_OFFSET, settings.maxRecordLength());
+            header.putLong(RingDescriptor.CONSUMER_PID_OFFSET, ProcessIdentity.SELF.pid());
+            header.putLong(RingDescriptor.CONSUMER_START_OFFSET, ProcessIdentity.SELF.startMillis());
+            header.putLongVolatile(RingDescriptor.TAIL_OFFSET, 0);
+            header.putLongVolatile(RingDescriptor.HEAD_OFFSET, 0);
+            header.putIntVolatile(RingDescriptor.STATE_OFFSET, RingDescriptor.STATE_OPEN);
+            mapping.force();
+            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException | RuntimeException e) {
+            if (mapping != null) {
+                IoUtil.unmap(mapping);
+            }
+            try {
+                Files.deleteIfExists(temp);
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e instanceof RingFileException r ? r : new RingFileException(file, "cannot create ring: " + e, e);
+        }
+        LOG.info("Created ring {} ({} data bytes, max record {} bytes, window {} bytes)",
+                file, settings.capacity(), settings.maxRecordLength(), settings.windowBytes());
+        return new RingConsumer(new MappedRing(file, mapping, settings.capacity(), settings.maxRecordLength()), settings);
+    }
+
+    private static Path extend(Path file, long length) throws IOException {
+        try (var raf = new java.io.RandomAccessFile(file.toFile(), "rw")) {
+            raf.setLength(length);
+        }
+        return file;
+    }
+
+    /**
+     * Delivers up to {@code limit} tuples to {@code handler} and frees the space of everything the
+     * left edge passed. Returns the number of tuples delivered (0 when idle). If the handler throws,
+     * the tuples before are freed and the failing record is delivered again by the next poll.
+     */
+    public int poll(RecordHandler handler, int limit) {
+        long position = head;
+        long freeUpTo = head;
+        boolean blocked = false;
+        int delivered = 0;
+        long windowEnd = Long.MAX_VALUE; // bounded once the left edge is blocked
+        long tail = tailCache;
+        try {
+            while (delivered < limit && position < windowEnd) {
+                if (position >= tail) {
+                    // Never scan past the tail: in a full ring the next lap's bytes are unfreed records.
+                    tail = tailCache = buffer.getLongVolatile(RingDescriptor.TAIL_OFFSET);
+                    if (position >= tail) {
+                        break;
+                    }
+                }
+                int offset = ring.offsetOf(position);
+                long header = buffer.getLongVolatile(offset);
+                if (header == 0) {
+                    int abandoned = abandonedClaimLength(position);
+                    if (abandoned <= 0) {
+                        if (!blocked) {
+                            add(metrics.stalls, 1);
+                        }
+                        break; // claimed by a live producer that has not written its header yet
+                    }
+                    add(metrics.skipped, 1);
+                    LOG.warn("Ring {}: skipped {} bytes claimed at position {} by a producer that died before writing",
+                            ring.file, abandoned, position);
+                    position += abandoned;
+                    if (!blocked) {
+                        freeUpTo = position;
+                    }
+                    continue;
+                }
+                int type = RecordDescriptor.type(header);
+                int status = RecordDescriptor.status(header);
+                int length = RecordDescriptor.length(header);
+                int recordLength;
+                if (type == TYPE_PADDING) {
+                    recordLength = length;
+                } else if ((type == TYPE_DATA || type == TYPE_BATCH) && length >= 0 && length <= ring.maxPayload) {
+                    recordLength = RecordDescriptor.recordLength(length);
+                } else {
+                    throw new IllegalStateException("ring " + ring.file + " corrupt at position " + position
+                            + String.format(": header 0x%016x", header));
+                }
+                if (status == STATUS_READY && type != TYPE_PADDING) {
+                    delivered += deliver(handler, type, offset, length);
+                    if (blocked) {
+                        buffer.putLongOrdered(offset, RecordDescriptor.withStatus(header, STATUS_READ));
+                        add(metrics.readAhead, 1);
+                    }
+                } else if (status == STATUS_WRITING) {
+                    if (producerDead(RecordDescriptor.slot(header), buffer.getInt(offset + GENERATION_OFFSET))) {
+                        buffer.putLongOrdered(offset, RecordDescriptor.withStatus(header, STATUS_FAILED));
+                        add(metrics.skipped, 1);
+                        LOG.warn("Ring {}: skipped a {}-byte record at position {}: its producer (slot {}) died while writing it",
+                                ring.file, length, position, RecordDescriptor.slot(header));
+                    } else {
+                        if (!blocked) {
+                            add(metrics.stalls, 1);
+                            windowEnd = position + settings.windowBytes();
+                        }
+                        blocked = true;
+                    }
+                } else if (status == STATUS_ABORTED) {
+                    add(metrics.aborted, (blocked ? 0 : 1));
+                } else if (status != STATUS_READ && status != STATUS_FAILED && status != STATUS_READY) {
+                    throw new IllegalStateException("ring " + ring.file + " corrupt at position " + position
+                            + ": status " + status);
+                }
+                position += recordLength;
+                if (!blocked) {
+                    freeUpTo = position;
+                }
+            }
+        } finally {
+            free(freeUpTo);
+        }
+        return delivered;
+    }
+
+    /**
+     * Polls until {@code running} turns false, idling with the settings' backoff strategy
+     * (spin, yield, then park up to {@code ring.idle.max-park-ns}) whenever a poll finds nothing.
+     */
+    public void run(RecordHandler handler, BooleanSupplier running) {
+        IdleStrategy idle = settings.newIdleStrategy();
+        while (running.getAsBoolean()) {
+            idle.idle(poll(handler, 256));
+        }
+    }
+
+    private int deliver(RecordHandler handler, int type, int offset, int length) {
+        int target = buffer.getInt(offset + TARGET_OFFSET);
+        int payload = offset + HEADER_LENGTH;
+        if (type == TYPE_DATA) {
+            handler.onRecord(target, buffer, payload, length);
+            add(metrics.messages, 1);
+            add(metrics.bytes, length);
+            return 1;
+        }
+        // A batch is delivered whole even beyond the budget: it cannot be resumed half-way.
+        int count = 0;
+        int cursor = payload;
+        int end = payload + length;
+        while (cursor < end) {
+            if (end - cursor < BATCH_TUPLE_HEADER_LENGTH) {
+                add(metrics.corrupt, 1);
+                break;
+            }
+            int tupleLength = buffer.getInt(cursor);
+            if (tupleLength < 0 || tupleLength > end - cursor - BATCH_TUPLE_HEADER_LENGTH) {
+                add(metrics.corrupt, 1);
+                LOG.error("Ring {}: batch tuple length {} overruns its record; rest of the batch dropped", ring.file, tupleLength);
+                break;
+            }
+            handler.onRecord(target, buffer, cursor + BATCH_TUPLE_HEADER_LENGTH, tupleLength);
+            cursor += BATCH_TUPLE_HEADER_LENGTH + tupleLength;
+            count++;
+            add(metrics.bytes, tupleLength);
+        }
+        add(metrics.messages, count);
+        return count;
+    }
+
+    private static void add(AtomicLong counter, long delta) {
+        counter.lazySet(counter.get() + delta); // single writer: the consumer thread
+    }
+
+    /** Zeroes [head, freeUpTo) and publishes the new head, releasing the space to producers. */
+    private void free(long freeUpTo) {
+        long from = head;
+        if (freeUpTo <= from) {
+            return;
+        }
+        while (from < freeUpTo) {
+            int index = (int) (from & ring.mask);
+            int chunk = (int) Math.min(freeUpTo - from, ring.capacity - index);
+            buffer.setMemory(RingDescriptor.HEADER_LENGTH + index, chunk, (byte) 0);
+            from += chunk;
+        }
+        head = freeUpTo;
+        buffer.putLongOrdered(RingDescriptor.HEAD_OFFSET, freeUpTo);
+    }
+
+    /** Whether the producer of a WRITING record in {@code slot} with {@code generation} is gone. */
+    private boolean producerDead(int slot, int generation) {
+        if (slot < 0 || slot >= RingDescriptor.MAX_PRODUCERS) {
+            return true;
+        }
+        int slotOffset = RingDescriptor.slotOffset(slot);
+        if (buffer.getIntVolatile(slotOffset + RingDescriptor.SLOT_STATE_OFFSET) != RingDescriptor.SLOT_ACTIVE
+                || buffer.getIntVolatile(slotOffset + RingDescriptor.SLOT_GENERATION_OFFSET) != generation) {
+            return true; // the producer closed or its slot was taken over after it died
+        }
+        return !slotAlive(slot, slotOffset, generation);
+    }
+
+    /** Liveness of a slot's process, checked at most once per liveness interval. */
+    private boolean slotAlive(int slot, int slotOffset, int generation) {
+        long now = settings.nanoClock().getAsLong();
+        if (slotGenerationAtCheck[slot] == generation && slotCheckedAt[slot] != 0
+                && now - slotCheckedAt[slot] < settings.livenessCheckIntervalNanos()) {
+            return slotAliveAtCheck[slot];
+        }
+        ProcessIdentity producer = new ProcessIdentity(
+                buffer.getLongVolatile(slotOffset + RingDescriptor.SLOT_PID_OFFSET),
+                buffer.getLongVolatile(slotOffset + RingDescriptor.SLOT_START_OFFSET));
+        boolean alive = producer.isAlive();
+        slotCheckedAt[slot] = now == 0 ? 1 : now;
+        slotGenerationAtCheck[slot] = generation;
+        slotAliveAtCheck[slot] = alive;
+        return alive;
+    }
+
+    /**
+     * Length of the claim at {@code position} if the producer that announced it is dead, else 0.
+     * Only dead producers count: a live producer that failed its CAS at this position will announce
+     * another one, and a live winner will write its header.
+     */
+    private int abandonedClaimLength(long position) {
+        for (int slot = 0; slot < RingDescriptor.MAX_PRODUCERS; slot++) {
+            int slotOffset = RingDescriptor.slotOffset(slot);
+            if (buffer.getLongVolatile(slotOffset + RingDescriptor.SLOT_CLAIM_POSITION_OFFSET) == position
+                    && buffer.getIntVolatile(slotOffset + RingDescriptor.SLOT_STATE_OFFSET) == RingDescriptor.SLOT_ACTIVE
+                    && !slotAlive(slot, slotOffset, buffer.getIntVolatile(slotOffset + RingDescriptor.SLOT_GENERATION_OFFSET))) {
+                int length = buffer.getIntVolatile(slotOffset + RingDescriptor.SLOT_CLAIM_LENGTH_OFFSET);
+                if (length > 0 && buffer.getLongVolatile(slotOffset + RingDescriptor.SLOT_CLAIM_POSITION_OFFSET) == position) {
+                    return length;
+                }
+            }
+        }
+        return 0;
+    }
+
+    /** Path of the ring file; producers attach to it by name. */
+    public Path file() {
+        return ring.file;
+    }
+
+    public Metrics metrics() {
+        return metrics;
+    }
+
+    /** Marks the ring closed for producers, unmaps it and deletes the file. Idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        buffer.putIntVolatile(RingDescriptor.STATE_OFFSET, RingDescriptor.STATE_CLOSED);
+        ring.unmap();
+        try {
+            Files.deleteIfExists(ring.file);
+        } catch (IOException e) {
+            LOG.warn("Could not delete ring file {}: {}", ring.file, e.toString());
+        }
+        LOG.info("Closed ring {}: {}", ring.file, metrics);
+    }
+
+    /**
+     * Counters of one consumer. Written by the consumer thread only (ordered stores), readable from
+     * any thread.
+     */
+    public static final class Metrics {
+        final AtomicLong messages = new AtomicLong();
+        final AtomicLong bytes = new AtomicLong();
+        final AtomicLong readAhead = new AtomicLong();
+        final AtomicLong stalls = new AtomicLong();
+        final AtomicLong skipped = new AtomicLong();
+        final AtomicLong aborted = new AtomicLong();
+        final AtomicLong corrupt = new AtomicLong();
+
+        /** Tuples delivered. */
+        public long messages() {
+            return messages.get();
+        }
+
+        /** Payload bytes delivered. */
+        public long bytes() {
+            return bytes.get();
+        }
+
+        /** Records delivered by the right edge past a record still being written. */
+        public long readAhead() {
+            return readAhead.get();
+        }
+
+        /** Polls whose left edge waited on a live producer's record. */
+        public long stalls() {
+            return stalls.get();
+        }
+
+        /** Records (or claims) skipped because their producer died mid-write. */
+        public long skipped() {
+            return skipped.get();
+        }
+
+        /** Records aborted by their producer. */
+        public long aborted() {
+            return aborted.get();
+        }
+
+        /** Batch records whose inner lengths were inconsistent. */
+        public long corrupt() {
+            return corrupt.get();
+        }
+
+        @Override
+        public String toString() {
+            return "messages=" + messages() + ", bytes=" + bytes() + ", readAhead=" + readAhead() + ", stalls=" + stalls()
+                    + ", skipped=" + skipped() + ", aborted=" + aborted() + ", corrupt=" + corrupt();
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package io.jetstream.core.ring;
+
+import io.jetstream.core.config.ConfigOption;
+import io.jetstream.core.config.OptionGroup;
+import java.util.List;
+
+/** Options of the shared-memory ring, under {@code ring.} in every engine's JetStream prefix. */
+public final class RingOptions {
+    private RingOptions() {}
+
+    public static final ConfigOption<String> DIRECTORY = ConfigOption.stringOption(
+            "ring.directory",
+            "auto",
+            "Directory of the ring files. `auto`: /dev/shm/jetstream-<user> where /dev/shm exists, "
+                    + "else <java.io.tmpdir>/jetstream-<user>. Created owner-only; refused if another user owns it "
+                    + "or others can write to it.");
+
+    public static final ConfigOption<Integer> CAPACITY = ConfigOption.powerOfTwoOption(
+            "ring.capacity-bytes",
+            8 << 20,
+            RingDescriptor.MIN_CAPACITY,
+            RingDescriptor.MAX_CAPACITY,
+            "Data bytes of each ring (TurboStream found 50-100x the message size right).");
+
+    public static final ConfigOption<Integer> MAX_RECORD = ConfigOption.intOption(
+            "ring.max-record-bytes",
+            1 << 20,
+            0,
+            RingDescriptor.MAX_CAPACITY / 2,
+            "Largest payload of one record (a batch counts as one); must be at most half the capacity.");
+
+    public static final ConfigOption<Integer> WINDOW = ConfigOption.intOption(
+            "ring.window-bytes",
+            1 << 20,
+            RecordDescriptor.ALIGNMENT,
+            RingDescriptor.MAX_CAPACITY,
+            "How far the consumer reads ahead of a record still being written (the sliding window of "
+                    + "TurboStream §IV-B); at most the capacity.");
+
+    public static final ConfigOption<Long> LIVENESS_INTERVAL_MS = ConfigOption.longOption(
+            "ring.liveness-check-interval-ms",
+            100,
+            1,
+            60_000,
+            "How often the consumer checks whether the producer of a record stuck in WRITING is still alive.");
+
+    public static final ConfigOption<Long> PRODUCER_WAIT_MS = ConfigOption.longOption(
+            "ring.producer-wait-ms",
+            30_000,
+            0,
+            3_600_000,
+            "How long a producer waits for space in a full ring before reporting back-pressure to its caller.");
+
+    public static final ConfigOption<Integer> IDLE_SPINS = ConfigOption.intOption(
+            "ring.idle.max-spins", 100, 0, 1_000_000, "Busy spins of an idle consumer before it yields.");
+
+    public static final ConfigOption<Integer> IDLE_YIELDS = ConfigOption.intOption(
+            "ring.idle.max-yields", 10, 0, 1_000_000, "Thread yields of an idle consumer before it parks.");
+
+    public static final ConfigOption<Long> IDLE_MIN_PARK_NS = ConfigOption.longOption(
+            "ring.idle.min-park-ns", 1_000, 1, 1_000_000_000, "First park of an idle consumer, doubled up to the maximum.");
+
+    public static final ConfigOption<Long> IDLE_MAX_PARK_NS = ConfigOption.longOption(
+            "ring.idle.max-park-ns", 50_000, 1, 1_000_000_000,
+            "Longest park of an idle consumer: bounds the latency of the first message after a quiet spell.");
+
+    public static final OptionGroup GROUP = new OptionGroup(
+            "Shared-memory ring",
+            "ring.",
+            "Read by the components that open rings between JVMs on one host (TurboStream's OSRBuffer).",
+            List.of(DIRECTORY, CAPACITY, MAX_RECORD, WINDOW, LIVENESS_INTERVAL_MS, PRODUCER_WAIT_MS,
+                    IDLE_SPINS, IDLE_YIELDS, IDLE_MIN_PARK_NS, IDLE_MAX_PARK_NS));
+}

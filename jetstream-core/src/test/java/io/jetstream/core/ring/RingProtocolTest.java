@@ -1,0 +1,356 @@
+package io.jetstream.core.ring;
+
+import static io.jetstream.core.ring.RingTestSupport.checkPayload;
+import static io.jetstream.core.ring.RingTestSupport.settings;
+import static io.jetstream.core.ring.RingTestSupport.writePayload;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The claim/commit/wrap/window protocol of the ring, in one process. */
+class RingProtocolTest {
+    @TempDir
+    Path tempDir;
+
+    Path dir;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        dir = RingTestSupport.privateDir(tempDir);
+    }
+
+    record Delivered(int target, int length, long sequence) {}
+
+    private static List<Delivered> drain(RingConsumer consumer, int expected) {
+        List<Delivered> out = new ArrayList<>();
+        for (int round = 0; round < 10_000 && out.size() < expected; round++) {
+            consumer.poll((target, buffer, offset, length) ->
+                    out.add(new Delivered(target, length, length >= 12 ? checkPayload(buffer, offset, target, length) : -1)), 1_000);
+        }
+        return out;
+    }
+
+    private static void send(RingProducer producer, int target, long sequence, int length) {
+        int index = producer.tryClaim(target, length);
+        assertTrue(index >= 0, "ring unexpectedly full");
+        writePayload(producer.buffer(), index, target, sequence, length);
+        producer.commit();
+    }
+
+    @Test
+    void deliversRecordsInOrderWithTheirTargetsIncludingEmptyAndMaximalOnes() {
+        RingSettings s = settings(dir, 64 * 1024);
+        try (RingConsumer consumer = RingConsumer.create(s, "order");
+                RingProducer producer = RingProducer.attach(s, "order")) {
+            int max = producer.maxRecordLength();
+            int[] lengths = {12, 0, 13, 100, max, 12, 1, 64};
+            for (int i = 0; i < lengths.length; i++) {
+                send(producer, 7 + i, i, lengths[i]);
+            }
+            List<Delivered> got = drain(consumer, lengths.length);
+            assertEquals(lengths.length, got.size());
+            for (int i = 0; i < lengths.length; i++) {
+                assertEquals(7 + i, got.get(i).target());
+                assertEquals(lengths[i], got.get(i).length());
+                if (lengths[i] >= 12) {
+                    assertEquals(i, got.get(i).sequence());
+                }
+            }
+            assertThrows(IllegalArgumentException.class, () -> producer.tryClaim(1, max + 1));
+            assertThrows(IllegalArgumentException.class, () -> producer.tryClaim(1, -1));
+            assertEquals(lengths.length, consumer.metrics().messages());
+        }
+    }
+
+    @Test
+    void wrapsCorrectlyFromEveryBoundaryOffset() {
+        int capacity = 4096;
+        RingSettings s = settings(dir, capacity);
+        for (int start = 0; start < capacity; start += RecordDescriptor.ALIGNMENT) {
+            try (RingConsumer consumer = RingConsumer.create(s, "wrap");
+                    RingProducer producer = RingProducer.attach(s, "wrap")) {
+                // Move the tail to `start` with fillers, consumed at once.
+                int remaining = start;
+                long sequence = 0;
+                while (remaining > 0) {
+                    int record = Math.min(remaining, RecordDescriptor.recordLength(producer.maxRecordLength()));
+                    send(producer, 1, sequence++, record - RecordDescriptor.HEADER_LENGTH);
+                    remaining -= record;
+                }
+                assertEquals(sequence, drain(consumer, (int) sequence).size());
+                int toEnd = capacity - start;
+                int[] lengths = {toEnd - 16, toEnd, toEnd + 16, 12, producer.maxRecordLength()};
+                int expected = 0;
+                for (int length : lengths) {
+                    if (length < 12 || length > producer.maxRecordLength()) {
+                        continue;
+                    }
+                    send(producer, 2, length, length);
+                    List<Delivered> got = drain(consumer, 1);
+                    assertEquals(1, got.size(), "start " + start + ", length " + length);
+                    assertEquals(new Delivered(2, length, length), got.get(0), "start " + start);
+                    expected++;
+                }
+                assertTrue(expected > 0);
+            }
+        }
+    }
+
+    @Test
+    void fullRingBackPressuresAndNeverOverwritesUnreadData() {
+        RingSettings s = settings(dir, 4096).withProducerWait(TimeUnit.MILLISECONDS.toNanos(50));
+        try (RingConsumer consumer = RingConsumer.create(s, "full");
+                RingProducer producer = RingProducer.attach(s, "full")) {
+            int sent = 0;
+            while (true) {
+                int index = producer.tryClaim(3, 100);
+                if (index < 0) {
+                    assertEquals(RingProducer.BACK_PRESSURED, index);
+                    break;
+                }
+                writePayload(producer.buffer(), index, 3, sent++, 100);
+                producer.commit();
+            }
+            assertEquals(4096 / RecordDescriptor.recordLength(100), sent, "every byte used, none overwritten");
+            assertEquals(RingProducer.BACK_PRESSURED, producer.claim(3, 100), "claim gives up after the wait");
+            assertTrue(producer.waits() > 0);
+            List<Delivered> got = drain(consumer, sent);
+            for (int i = 0; i < sent; i++) {
+                assertEquals(i, got.get(i).sequence());
+            }
+            send(producer, 3, sent, 100);
+            assertEquals(sent, drain(consumer, 1).get(0).sequence());
+        }
+    }
+
+    @Test
+    void abortedRecordsAreSkipped() {
+        RingSettings s = settings(dir, 8192);
+        try (RingConsumer consumer = RingConsumer.create(s, "abort");
+                RingProducer producer = RingProducer.attach(s, "abort")) {
+            send(producer, 1, 0, 20);
+            producer.tryClaim(1, 40);
+            producer.abort();
+            send(producer, 1, 1, 20);
+            List<Delivered> got = drain(consumer, 2);
+            assertEquals(List.of(new Delivered(1, 20, 0), new Delivered(1, 20, 1)), got);
+            assertEquals(1, consumer.metrics().aborted());
+            assertThrows(IllegalStateException.class, producer::commit);
+        }
+    }
+
+    @Test
+    void batchRecordsDeliverEveryTupleAndReleaseUnusedSpace() {
+        RingSettings s = settings(dir, 8192);
+        UnsafeBuffer tuple = new UnsafeBuffer(new byte[64]);
+        try (RingConsumer consumer = RingConsumer.create(s, "batch");
+                RingProducer producer = RingProducer.attach(s, "batch")) {
+            assertTrue(producer.beginBatch(9, 1000));
+            int appended = 0;
+            for (int i = 0; i < 10; i++) {
+                writePayload(tuple, 0, 9, i, 40);
+                assertTrue(producer.append(tuple, 0, 40));
+                appended++;
+            }
+            producer.commitBatch();
+            assertTrue(producer.beginBatch(9, 50));
+            writePayload(tuple, 0, 9, 10, 40);
+            assertTrue(producer.append(tuple, 0, 40));
+            assertFalse(producer.append(tuple, 0, 40), "second tuple does not fit in 50 bytes");
+            producer.commitBatch();
+            send(producer, 9, 11, 30);
+            List<Delivered> got = drain(consumer, appended + 2);
+            assertEquals(12, got.size());
+            for (int i = 0; i < 12; i++) {
+                assertEquals(i, got.get(i).sequence());
+            }
+            // Everything was freed: three quarters of the ring can be claimed again, wherever the tail is.
+            for (int i = 0; i < 3; i++) {
+                send(producer, 9, 100 + i, 2000);
+            }
+        }
+    }
+
+    @Test
+    void rightEdgeConsumesPastARecordStillBeingWritten() {
+        RingSettings s = settings(dir, 64 * 1024);
+        try (RingConsumer consumer = RingConsumer.create(s, "window");
+                RingProducer slow = RingProducer.attach(s, "window");
+                RingProducer fast = RingProducer.attach(s, "window")) {
+            int slowIndex = slow.tryClaim(1, 50);
+            writePayload(slow.buffer(), slowIndex, 1, 0, 25); // half written
+            for (int i = 0; i < 10; i++) {
+                send(fast, 2, i, 30);
+            }
+            List<Delivered> got = drain(consumer, 10);
+            assertEquals(10, got.size(), "the fast producer's records are not held behind the slow one");
+            assertTrue(got.stream().allMatch(d -> d.target() == 2));
+            assertEquals(10, consumer.metrics().readAhead());
+            assertTrue(consumer.metrics().stalls() > 0);
+            assertEquals(0, consumer.poll((t, b, o, l) -> {
+                throw new AssertionError("read-ahead records delivered twice");
+            }, 100));
+
+            writePayload(slow.buffer(), slowIndex, 1, 0, 50);
+            slow.commit();
+            got = drain(consumer, 1);
+            assertEquals(List.of(new Delivered(1, 50, 0)), got);
+            // All space came back: a record of half the ring fits.
+            send(fast, 2, 10, fast.maxRecordLength());
+            send(fast, 2, 11, 1000);
+        }
+    }
+
+    @Test
+    void readAheadStopsAtTheWindow() {
+        RingSettings s = settings(dir, 64 * 1024).withCapacity(64 * 1024, 1024, 1024);
+        try (RingConsumer consumer = RingConsumer.create(s, "bounded");
+                RingProducer slow = RingProducer.attach(s, "bounded");
+                RingProducer fast = RingProducer.attach(s, "bounded")) {
+            int slowIndex = slow.tryClaim(1, 12);
+            for (int i = 0; i < 100; i++) {
+                send(fast, 2, i, 48); // 64-byte records
+            }
+            List<Delivered> got = drain(consumer, 100);
+            int windowRecords = (1024 - 32) / 64 + 1;
+            assertEquals(windowRecords, got.size(), "read-ahead bounded by the 1 KiB window");
+            writePayload(slow.buffer(), slowIndex, 1, 0, 12);
+            slow.commit();
+            assertEquals(100 - windowRecords + 1, drain(consumer, 100).size());
+        }
+    }
+
+    @Test
+    void recordOfAProducerThatDiedIsSkippedOnceTheLivenessCheckSaysSo() throws Exception {
+        AtomicLong clock = new AtomicLong(1);
+        long interval = TimeUnit.MILLISECONDS.toNanos(100);
+        RingSettings s = settings(dir, 64 * 1024).withClock(clock::get, interval);
+        Process victim = new ProcessBuilder("sleep", "60").start();
+        try (RingConsumer consumer = RingConsumer.create(s, "dead");
+                RingProducer dying = RingProducer.attach(s, "dead");
+                RingProducer other = RingProducer.attach(s, "dead")) {
+            // Make `dying`'s slot belong to the victim process, as if it had attached from there.
+            UnsafeBuffer raw = (UnsafeBuffer) dying.buffer();
+            int slotOffset = findSlotWithClaim(raw, -1, 0);
+            ProcessIdentity victimIdentity = ProcessIdentity.of(victim.toHandle());
+            raw.putLong(slotOffset + RingDescriptor.SLOT_PID_OFFSET, victimIdentity.pid());
+            raw.putLong(slotOffset + RingDescriptor.SLOT_START_OFFSET, victimIdentity.startMillis());
+
+            dying.tryClaim(1, 40);
+            send(other, 2, 0, 40);
+            assertEquals(1, drain(consumer, 1).size());
+            assertEquals(0, consumer.metrics().skipped(), "victim alive: its record is waited for");
+
+            victim.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            send(other, 2, 1, 40);
+            assertEquals(1, drain(consumer, 1).size());
+            assertEquals(0, consumer.metrics().skipped(), "within the liveness interval the last check stands");
+
+            clock.addAndGet(interval);
+            consumer.poll((t, b, o, l) -> {}, 10);
+            assertEquals(1, consumer.metrics().skipped(), "after the interval the death is seen");
+            send(other, 2, 2, 40);
+            assertEquals(List.of(new Delivered(2, 40, 2)), drain(consumer, 1));
+        } finally {
+            victim.destroyForcibly();
+        }
+    }
+
+    /** Offset of the first active slot whose generation is at least {@code minGeneration}. */
+    private static int findSlotWithClaim(UnsafeBuffer raw, long claimPosition, int minGeneration) {
+        for (int slot = 0; slot < RingDescriptor.MAX_PRODUCERS; slot++) {
+            int offset = RingDescriptor.slotOffset(slot);
+            if (raw.getInt(offset + RingDescriptor.SLOT_STATE_OFFSET) == RingDescriptor.SLOT_ACTIVE
+                    && raw.getLong(offset + RingDescriptor.SLOT_CLAIM_POSITION_OFFSET) == claimPosition
+                    && raw.getInt(offset + RingDescriptor.SLOT_GENERATION_OFFSET) > minGeneration) {
+                return offset;
+            }
+        }
+        throw new AssertionError("no such slot");
+    }
+
+    @Test
+    void spaceClaimedByAProducerThatDiedBeforeWritingItsHeaderIsSkipped() throws Exception {
+        RingSettings s = settings(dir, 64 * 1024);
+        try (RingConsumer consumer = RingConsumer.create(s, "gap");
+                RingProducer producer = RingProducer.attach(s, "gap")) {
+            UnsafeBuffer raw = (UnsafeBuffer) producer.buffer();
+            // A producer in slot 40 announced and won a 64-byte claim at position 0, then died.
+            int slot = RingDescriptor.slotOffset(40);
+            raw.putLong(slot + RingDescriptor.SLOT_PID_OFFSET, RingTestSupport.deadPid());
+            raw.putInt(slot + RingDescriptor.SLOT_GENERATION_OFFSET, 1);
+            raw.putInt(slot + RingDescriptor.SLOT_CLAIM_LENGTH_OFFSET, 64);
+            raw.putLong(slot + RingDescriptor.SLOT_CLAIM_POSITION_OFFSET, 0);
+            raw.putIntVolatile(slot + RingDescriptor.SLOT_STATE_OFFSET, RingDescriptor.SLOT_ACTIVE);
+            raw.putLongVolatile(RingDescriptor.TAIL_OFFSET, 64);
+
+            send(producer, 5, 0, 20);
+            assertEquals(List.of(new Delivered(5, 20, 0)), drain(consumer, 1));
+            assertEquals(1, consumer.metrics().skipped());
+        }
+    }
+
+    @Test
+    void spaceClaimedByALiveProducerIsWaitedForEvenWithoutAHeader() {
+        AtomicLong clock = new AtomicLong(1);
+        RingSettings s = settings(dir, 64 * 1024).withClock(clock::get, 1);
+        try (RingConsumer consumer = RingConsumer.create(s, "slowclaim");
+                RingProducer producer = RingProducer.attach(s, "slowclaim")) {
+            UnsafeBuffer raw = (UnsafeBuffer) producer.buffer();
+            int slot = findSlotWithClaim(raw, -1, 0);
+            raw.putInt(slot + RingDescriptor.SLOT_CLAIM_LENGTH_OFFSET, 64);
+            raw.putLongVolatile(slot + RingDescriptor.SLOT_CLAIM_POSITION_OFFSET, 0);
+            raw.putLongVolatile(RingDescriptor.TAIL_OFFSET, 64);
+            for (int i = 0; i < 5; i++) {
+                clock.addAndGet(1_000_000_000L);
+                assertEquals(0, consumer.poll((t, b, o, l) -> {}, 10));
+            }
+            assertEquals(0, consumer.metrics().skipped(), "a live producer's claim is never skipped");
+            assertTrue(consumer.metrics().stalls() >= 5);
+        }
+    }
+
+    @Test
+    void handlerFailureRedeliversOnlyTheFailingRecord() {
+        RingSettings s = settings(dir, 8192);
+        try (RingConsumer consumer = RingConsumer.create(s, "throwing");
+                RingProducer producer = RingProducer.attach(s, "throwing")) {
+            for (int i = 0; i < 3; i++) {
+                send(producer, 1, i, 20);
+            }
+            List<Long> seen = new ArrayList<>();
+            assertThrows(IllegalStateException.class, () -> consumer.poll((t, b, o, l) -> {
+                long sequence = checkPayload(b, o, t, l);
+                if (sequence == 1 && !seen.contains(-1L)) {
+                    seen.add(-1L);
+                    throw new IllegalStateException("handler failure");
+                }
+                seen.add(sequence);
+            }, 10));
+            consumer.poll((t, b, o, l) -> seen.add(checkPayload(b, o, t, l)), 10);
+            assertEquals(List.of(0L, -1L, 1L, 2L), seen);
+        }
+    }
+
+    @Test
+    void producersFailFastOnceTheConsumerClosedTheRing() {
+        RingSettings s = settings(dir, 8192);
+        RingConsumer consumer = RingConsumer.create(s, "closing");
+        try (RingProducer producer = RingProducer.attach(s, "closing")) {
+            consumer.close();
+            assertThrows(RingClosedException.class, () -> producer.tryClaim(1, 10));
+            assertThrows(RingFileException.class, () -> RingProducer.attach(s, "closing"), "file removed on close");
+        }
+    }
+}
