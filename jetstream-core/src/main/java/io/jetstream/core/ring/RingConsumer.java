@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Sliding window.</b> The left edge ({@code head}) stops at the first record still being
  * written; the right edge goes on delivering committed records behind it, up to
  * {@link RingSettings#windowBytes()} past the left edge, and marks them READ so they are not
- * delivered twice. A record stuck in WRITING is skipped (marked FAILED) only when its producer is
+ * delivered twice; it holds back the later records of a producer whose earlier record is still being
+ * written, so each producer's records arrive in the order it wrote them. A record stuck in WRITING is skipped (marked FAILED) only when its producer is
  * proven dead: its process is gone (pid and start time) or its producer slot was taken over. A live
  * producer is never skipped, even a slow one: its space must not be handed to another producer
  * while it may still write into it. The same rule covers a producer that died between claiming
@@ -133,6 +134,7 @@ public final class RingConsumer implements AutoCloseable {
         boolean blocked = false;
         int delivered = 0;
         long windowEnd = Long.MAX_VALUE; // bounded once the left edge is blocked
+        long blockedSlots = 0; // producers with a record still being written earlier in this scan
         long tail = tailCache;
         try {
             while (delivered < limit && position < windowEnd) {
@@ -174,24 +176,31 @@ public final class RingConsumer implements AutoCloseable {
                     throw new IllegalStateException("ring " + ring.file + " corrupt at position " + position
                             + String.format(": header 0x%016x", header));
                 }
-                if (status == STATUS_READY && type != TYPE_PADDING) {
+                int slot = RecordDescriptor.slot(header);
+                long slotBit = 1L << (slot & 63);
+                if (status == STATUS_READY && type != TYPE_PADDING && (blockedSlots & slotBit) != 0) {
+                    // A later record of a producer whose earlier record we saw still being written:
+                    // hold it back, or that producer's records would be delivered out of order.
+                    blocked = true;
+                } else if (status == STATUS_READY && type != TYPE_PADDING) {
                     delivered += deliver(handler, type, offset, length);
                     if (blocked) {
                         buffer.putLongOrdered(offset, RecordDescriptor.withStatus(header, STATUS_READ));
                         add(metrics.readAhead, 1);
                     }
                 } else if (status == STATUS_WRITING) {
-                    if (producerDead(RecordDescriptor.slot(header), buffer.getInt(offset + GENERATION_OFFSET))) {
+                    if (producerDead(slot, buffer.getInt(offset + GENERATION_OFFSET))) {
                         buffer.putLongOrdered(offset, RecordDescriptor.withStatus(header, STATUS_FAILED));
                         add(metrics.skipped, 1);
                         LOG.warn("Ring {}: skipped a {}-byte record at position {}: its producer (slot {}) died while writing it",
-                                ring.file, length, position, RecordDescriptor.slot(header));
+                                ring.file, length, position, slot);
                     } else {
                         if (!blocked) {
                             add(metrics.stalls, 1);
                             windowEnd = position + settings.windowBytes();
                         }
                         blocked = true;
+                        blockedSlots |= slotBit;
                     }
                 } else if (status == STATUS_ABORTED) {
                     add(metrics.aborted, (blocked ? 0 : 1));
