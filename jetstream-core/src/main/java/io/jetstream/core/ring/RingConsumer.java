@@ -55,12 +55,16 @@ public final class RingConsumer implements AutoCloseable {
     private final int[] slotGenerationAtCheck = new int[RingDescriptor.MAX_PRODUCERS];
     /** Consumer-thread copy of HEAD. */
     private long head;
-    /** Last TAIL read by the consumer thread; re-read only when the scan reaches it. */
-    private long tailCache;
+    /** Clock time of the last look at the tail behind an empty header (consumer thread). */
+    private long lastGapCheck = Long.MIN_VALUE / 2;
     private boolean closed;
 
-    private RingConsumer(MappedRing ring, RingSettings settings) {
+    /** Null when {@code ring.wakeup} is off. */
+    private final RingWakeup.Listener wakeup;
+
+    private RingConsumer(MappedRing ring, RingSettings settings, RingWakeup.Listener wakeup) {
         this.ring = ring;
+        this.wakeup = wakeup;
         this.buffer = ring.buffer;
         this.settings = settings;
         this.head = buffer.getLongVolatile(RingDescriptor.HEAD_OFFSET);
@@ -83,6 +87,7 @@ public final class RingConsumer implements AutoCloseable {
         }
         Path temp = directory.resolve("." + name + ".init-" + ProcessIdentity.SELF.pid());
         MappedByteBuffer mapping = null;
+        RingWakeup.Listener wakeup = null;
         try {
             Files.deleteIfExists(temp);
             Files.createFile(temp, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(RingDirectory.OWNER_ONLY_FILE));
@@ -99,10 +104,15 @@ public final class RingConsumer implements AutoCloseable {
             header.putLongVolatile(RingDescriptor.HEAD_OFFSET, 0);
             header.putIntVolatile(RingDescriptor.STATE_OFFSET, RingDescriptor.STATE_OPEN);
             mapping.force();
+            // Listen before the ring appears under its name, so every producer finds the socket.
+            wakeup = settings.wakeup() ? new RingWakeup.Listener(RingWakeup.socketOf(file)) : null;
             Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException | RuntimeException e) {
             if (mapping != null) {
                 IoUtil.unmap(mapping);
+            }
+            if (wakeup != null) {
+                wakeup.close();
             }
             try {
                 Files.deleteIfExists(temp);
@@ -113,7 +123,7 @@ public final class RingConsumer implements AutoCloseable {
         }
         LOG.info("Created ring {} ({} data bytes, max record {} bytes, window {} bytes)",
                 file, settings.capacity(), settings.maxRecordLength(), settings.windowBytes());
-        return new RingConsumer(new MappedRing(file, mapping, settings.capacity(), settings.maxRecordLength()), settings);
+        return new RingConsumer(new MappedRing(file, mapping, settings.capacity(), settings.maxRecordLength()), settings, wakeup);
     }
 
     private static Path extend(Path file, long length) throws IOException {
@@ -135,19 +145,27 @@ public final class RingConsumer implements AutoCloseable {
         int delivered = 0;
         long windowEnd = Long.MAX_VALUE; // bounded once the left edge is blocked
         long blockedSlots = 0; // producers with a record still being written earlier in this scan
-        long tail = tailCache;
+        // Never scan a full lap: beyond head + capacity lie this poll's records, not yet freed.
+        long lapEnd = head + ring.capacity;
         try {
-            while (delivered < limit && position < windowEnd) {
-                if (position >= tail) {
-                    // Never scan past the tail: in a full ring the next lap's bytes are unfreed records.
-                    tail = tailCache = buffer.getLongVolatile(RingDescriptor.TAIL_OFFSET);
-                    if (position >= tail) {
-                        break;
-                    }
-                }
+            while (delivered < limit && position < windowEnd && position < lapEnd) {
                 int offset = ring.offsetOf(position);
+                // Freed space is zeroed, so a non-zero header below head + capacity is a record of
+                // this lap: read it first and touch the producers' tail line only when it is zero.
                 long header = buffer.getLongVolatile(offset);
                 if (header == 0) {
+                    // Nothing here yet. Usually nothing was claimed; rarely a claim's header is late.
+                    // Telling the two apart reads the producers' tail line, so an idle consumer does
+                    // it at most once per liveness interval rather than on every poll.
+                    long now = settings.nanoClock().getAsLong();
+                    if (now - lastGapCheck < settings.livenessCheckIntervalNanos()
+                            || position >= buffer.getLongVolatile(RingDescriptor.TAIL_OFFSET)) {
+                        if (now - lastGapCheck >= settings.livenessCheckIntervalNanos()) {
+                            lastGapCheck = now;
+                        }
+                        break;
+                    }
+                    lastGapCheck = now;
                     int abandoned = abandonedClaimLength(position);
                     if (abandoned <= 0) {
                         if (!blocked) {
@@ -220,13 +238,31 @@ public final class RingConsumer implements AutoCloseable {
     }
 
     /**
-     * Polls until {@code running} turns false, idling with the settings' backoff strategy
-     * (spin, yield, then park up to {@code ring.idle.max-park-ns}) whenever a poll finds nothing.
+     * Polls until {@code running} turns false. When polls find nothing it spins, yields, then either
+     * blocks on the wake-up socket ({@code ring.wakeup}, up to {@code ring.idle.max-block-ms}) or parks
+     * with doubling periods up to {@code ring.idle.max-park-ns}.
      */
     public void run(RecordHandler handler, BooleanSupplier running) {
         IdleStrategy idle = settings.newIdleStrategy();
+        int idleRounds = 0;
+        int blockAfter = settings.idleSpins() + settings.idleYields();
         while (running.getAsBoolean()) {
-            idle.idle(poll(handler, 256));
+            int work = poll(handler, 256);
+            if (work > 0) {
+                idleRounds = 0;
+                idle.reset();
+            } else if (wakeup != null && ++idleRounds > blockAfter) {
+                // Announce the park, look once more (a commit may have missed the flag), then block.
+                buffer.putIntVolatile(RingDescriptor.CONSUMER_PARKED_OFFSET, 1);
+                if (poll(handler, 256) == 0) {
+                    wakeup.await(buffer, settings.maxBlockMillis());
+                } else {
+                    buffer.putIntOrdered(RingDescriptor.CONSUMER_PARKED_OFFSET, 0);
+                }
+                idleRounds = 0;
+            } else {
+                idle.idle(0);
+            }
         }
     }
 
@@ -350,6 +386,9 @@ public final class RingConsumer implements AutoCloseable {
         }
         closed = true;
         buffer.putIntVolatile(RingDescriptor.STATE_OFFSET, RingDescriptor.STATE_CLOSED);
+        if (wakeup != null) {
+            wakeup.close();
+        }
         ring.unmap();
         try {
             Files.deleteIfExists(ring.file);

@@ -159,6 +159,7 @@ public final class RingDirectory {
                     LOG.warn("Leaving {} alone: {}", file, e.getMessage());
                 }
                 if (reason != null && Files.deleteIfExists(file)) {
+                    Files.deleteIfExists(RingWakeup.socketOf(file));
                     removed++;
                     LOG.info("Reclaimed stale ring file {}: {}", file, reason);
                 }

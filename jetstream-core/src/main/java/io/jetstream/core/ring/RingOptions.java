@@ -64,10 +64,22 @@ public final class RingOptions {
             "ring.idle.max-park-ns", 50_000, 1, 1_000_000_000,
             "Longest park of an idle consumer: bounds the latency of the first message after a quiet spell.");
 
+    public static final ConfigOption<Boolean> WAKEUP = ConfigOption.booleanOption(
+            "ring.wakeup",
+            true,
+            "An idle consumer blocks on a Unix-domain socket next to the ring and producers wake it "
+                    + "(no CPU while idle, microseconds to wake). When false it backs off with parks.");
+
+    public static final ConfigOption<Long> IDLE_MAX_BLOCK_MS = ConfigOption.longOption(
+            "ring.idle.max-block-ms", 100, 1, 60_000,
+            "Longest block of a consumer waiting for a wake-up; it then polls anyway (liveness checks, missed signals).");
+
     public static final OptionGroup GROUP = new OptionGroup(
             "Shared-memory ring",
             "ring.",
-            "Read by the components that open rings between JVMs on one host (TurboStream's OSRBuffer).",
+            "Read by the components that open rings between JVMs on one host (TurboStream's OSRBuffer). "
+                    + "The same keys apply in Flink under `taskmanager.network.jetstream.` "
+                    + "(for example `taskmanager.network.jetstream.ring.capacity-bytes`).",
             List.of(DIRECTORY, CAPACITY, MAX_RECORD, WINDOW, LIVENESS_INTERVAL_MS, PRODUCER_WAIT_MS,
-                    IDLE_SPINS, IDLE_YIELDS, IDLE_MIN_PARK_NS, IDLE_MAX_PARK_NS));
+                    IDLE_SPINS, IDLE_YIELDS, IDLE_MIN_PARK_NS, IDLE_MAX_PARK_NS, WAKEUP, IDLE_MAX_BLOCK_MS));
 }

@@ -48,6 +48,11 @@ public final class RingProducer implements AutoCloseable {
     private final int slotOffset;
     private final int generation;
     private final IdleStrategy idle;
+    /** Null when the consumer has no wake-up socket or {@code ring.wakeup} is off here. */
+    private final RingWakeup.Signal signal;
+
+    /** Last HEAD read; the consumer only moves it forward, so a stale value is conservative. */
+    private long headCache;
 
     // State of the outstanding claim (producer thread only).
     private int claimOffset = -1;
@@ -69,6 +74,7 @@ public final class RingProducer implements AutoCloseable {
         this.slotOffset = RingDescriptor.slotOffset(slot);
         this.generation = generation;
         this.idle = settings.newIdleStrategy();
+        this.signal = settings.wakeup() ? RingWakeup.Signal.connect(ring.file) : null;
     }
 
     /**
@@ -170,16 +176,20 @@ public final class RingProducer implements AutoCloseable {
         int required;
         do {
             tail = buffer.getLongVolatile(RingDescriptor.TAIL_OFFSET);
-            long head = buffer.getLongVolatile(RingDescriptor.HEAD_OFFSET);
             toEnd = ring.capacity - (int) (tail & ring.mask);
             required = recordLength <= toEnd ? recordLength : toEnd + recordLength;
-            if (tail + required - head > ring.capacity) {
-                backPressured++;
-                return BACK_PRESSURED;
+            if (tail + required - headCache > ring.capacity) {
+                // Touch the consumer's line only when the cached head says there is no room.
+                headCache = buffer.getLongVolatile(RingDescriptor.HEAD_OFFSET);
+                if (tail + required - headCache > ring.capacity) {
+                    backPressured++;
+                    return BACK_PRESSURED;
+                }
             }
             // Announce the claim before making it, so a consumer can size it if we die in between.
-            buffer.putIntVolatile(slotOffset + RingDescriptor.SLOT_CLAIM_LENGTH_OFFSET, required);
-            buffer.putLongVolatile(slotOffset + RingDescriptor.SLOT_CLAIM_POSITION_OFFSET, tail);
+            // Ordered stores suffice: the CAS below has release semantics and publishes them first.
+            buffer.putIntOrdered(slotOffset + RingDescriptor.SLOT_CLAIM_LENGTH_OFFSET, required);
+            buffer.putLongOrdered(slotOffset + RingDescriptor.SLOT_CLAIM_POSITION_OFFSET, tail);
         } while (!buffer.compareAndSetLong(RingDescriptor.TAIL_OFFSET, tail, tail + required));
 
         int offset = ring.offsetOf(tail);
@@ -203,6 +213,9 @@ public final class RingProducer implements AutoCloseable {
         checkClaim();
         buffer.putLongOrdered(claimOffset, RecordDescriptor.header(claimLength, STATUS_READY, claimType, slot));
         endClaim();
+        if (signal != null) {
+            signal.afterCommit(buffer);
+        }
     }
 
     /** Gives up the outstanding claim; the consumer skips it. */
@@ -346,6 +359,9 @@ public final class RingProducer implements AutoCloseable {
             abort();
         }
         buffer.putIntVolatile(slotOffset + RingDescriptor.SLOT_STATE_OFFSET, RingDescriptor.SLOT_FREE);
+        if (signal != null) {
+            signal.close();
+        }
         ring.unmap();
     }
 }

@@ -21,6 +21,8 @@ import org.agrona.concurrent.IdleStrategy;
  * @param idleYields idle strategy: yields
  * @param idleMinParkNanos idle strategy: first park
  * @param idleMaxParkNanos idle strategy: longest park
+ * @param wakeup whether an idle consumer blocks on the wake-up socket instead of parking
+ * @param maxBlockMillis longest block waiting for a wake-up
  * @param nanoClock monotonic clock of the liveness throttle (injected in tests)
  */
 public record RingSettings(
@@ -34,6 +36,8 @@ public record RingSettings(
         int idleYields,
         long idleMinParkNanos,
         long idleMaxParkNanos,
+        boolean wakeup,
+        long maxBlockMillis,
         LongSupplier nanoClock) {
 
     public RingSettings {
@@ -65,6 +69,8 @@ public record RingSettings(
                 RingOptions.IDLE_YIELDS.defaultValue(),
                 RingOptions.IDLE_MIN_PARK_NS.defaultValue(),
                 RingOptions.IDLE_MAX_PARK_NS.defaultValue(),
+                RingOptions.WAKEUP.defaultValue(),
+                RingOptions.IDLE_MAX_BLOCK_MS.defaultValue(),
                 System::nanoTime);
     }
 
@@ -96,27 +102,33 @@ public record RingSettings(
                 TimeUnit.MILLISECONDS.toNanos(config.get(RingOptions.LIVENESS_INTERVAL_MS)),
                 TimeUnit.MILLISECONDS.toNanos(config.get(RingOptions.PRODUCER_WAIT_MS)),
                 config.get(RingOptions.IDLE_SPINS), config.get(RingOptions.IDLE_YIELDS), minPark, maxPark,
+                config.get(RingOptions.WAKEUP), config.get(RingOptions.IDLE_MAX_BLOCK_MS),
                 System::nanoTime);
     }
 
     public RingSettings withCapacity(int newCapacity, int newMaxRecord, int newWindow) {
         return new RingSettings(directory, newCapacity, newMaxRecord, newWindow, livenessCheckIntervalNanos,
-                producerWaitNanos, idleSpins, idleYields, idleMinParkNanos, idleMaxParkNanos, nanoClock);
+                producerWaitNanos, idleSpins, idleYields, idleMinParkNanos, idleMaxParkNanos, wakeup, maxBlockMillis, nanoClock);
     }
 
     public RingSettings withProducerWait(long nanos) {
         return new RingSettings(directory, capacity, maxRecordLength, windowBytes, livenessCheckIntervalNanos,
-                nanos, idleSpins, idleYields, idleMinParkNanos, idleMaxParkNanos, nanoClock);
+                nanos, idleSpins, idleYields, idleMinParkNanos, idleMaxParkNanos, wakeup, maxBlockMillis, nanoClock);
     }
 
     public RingSettings withClock(LongSupplier clock, long livenessIntervalNanos) {
         return new RingSettings(directory, capacity, maxRecordLength, windowBytes, livenessIntervalNanos,
-                producerWaitNanos, idleSpins, idleYields, idleMinParkNanos, idleMaxParkNanos, clock);
+                producerWaitNanos, idleSpins, idleYields, idleMinParkNanos, idleMaxParkNanos, wakeup, maxBlockMillis, clock);
     }
 
     public RingSettings withIdle(int spins, int yields, long minParkNanos, long maxParkNanos) {
         return new RingSettings(directory, capacity, maxRecordLength, windowBytes, livenessCheckIntervalNanos,
-                producerWaitNanos, spins, yields, minParkNanos, maxParkNanos, nanoClock);
+                producerWaitNanos, spins, yields, minParkNanos, maxParkNanos, wakeup, maxBlockMillis, nanoClock);
+    }
+
+    public RingSettings withWakeup(boolean enabled, long blockMillis) {
+        return new RingSettings(directory, capacity, maxRecordLength, windowBytes, livenessCheckIntervalNanos,
+                producerWaitNanos, idleSpins, idleYields, idleMinParkNanos, idleMaxParkNanos, enabled, blockMillis, nanoClock);
     }
 
     /** A new idle strategy (spin, yield, then park with doubling) for one waiting thread. */

@@ -344,6 +344,36 @@ class RingProtocolTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void parkedConsumerIsWokenByTheNextCommitNotByItsTimeout() throws Exception {
+        RingSettings s = settings(dir, 64 * 1024).withWakeup(true, 10_000);
+        try (RingConsumer consumer = RingConsumer.create(s, "wake");
+                RingProducer producer = RingProducer.attach(s, "wake")) {
+            java.util.concurrent.LinkedBlockingQueue<Long> received = new java.util.concurrent.LinkedBlockingQueue<>();
+            java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+            Thread thread = new Thread(() -> consumer.run((t, b, o, l) -> received.add(checkPayload(b, o, t, l)), running::get));
+            thread.start();
+            UnsafeBuffer raw = (UnsafeBuffer) producer.buffer();
+            for (int i = 0; i < 3; i++) {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (raw.getIntVolatile(RingDescriptor.CONSUMER_PARKED_OFFSET) == 0) {
+                    assertTrue(System.nanoTime() < deadline, "consumer never parked");
+                    Thread.onSpinWait();
+                }
+                long sent = System.nanoTime();
+                send(producer, 4, i, 20);
+                Long got = received.poll(5, TimeUnit.SECONDS);
+                assertEquals(i, got, "delivered after the wake-up, well before the 10 s block ends");
+                assertTrue(System.nanoTime() - sent < TimeUnit.SECONDS.toNanos(5));
+            }
+            running.set(false);
+            send(producer, 4, 3, 20); // wakes it so it sees running == false
+            thread.join(TimeUnit.SECONDS.toMillis(15));
+            assertFalse(thread.isAlive());
+        }
+    }
+
+    @Test
     void producersFailFastOnceTheConsumerClosedTheRing() {
         RingSettings s = settings(dir, 8192);
         RingConsumer consumer = RingConsumer.create(s, "closing");
