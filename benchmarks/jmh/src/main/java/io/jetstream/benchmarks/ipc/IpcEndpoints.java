@@ -5,22 +5,15 @@ import io.jetstream.core.ring.RingDirectory;
 import io.jetstream.core.ring.RecordHandler;
 import io.jetstream.core.ring.RingProducer;
 import io.jetstream.core.ring.RingSettings;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.jetstream.benchmarks.netty.NettyEndpoints;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.FixedLengthFrameDecoder;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -118,7 +111,7 @@ abstract class IpcEndpoints implements AutoCloseable {
 
     static final class Netty extends IpcEndpoints {
         private final IpcPeer echo;
-        private final EventLoopGroup group;
+        private final NettyEndpoints netty;
         private final Channel channel;
         private final ByteBuf payload;
         private final AtomicLong received = new AtomicLong();
@@ -126,23 +119,16 @@ abstract class IpcEndpoints implements AutoCloseable {
         Netty(int size) throws Exception {
             int port = freePort();
             echo = IpcPeer.start("netty-echo", Integer.toString(port), Integer.toString(size));
-            group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
-            channel = new Bootstrap().group(group).channel(EpollSocketChannel.class)
-                    .option(ChannelOption.TCP_NODELAY, true)
-                    .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-                    .handler(new ChannelInitializer<SocketChannel>() {
-                        @Override
-                        protected void initChannel(SocketChannel ch) {
-                            ch.pipeline().addLast(new FixedLengthFrameDecoder(size), new ChannelInboundHandlerAdapter() {
-                                @Override
-                                public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                                    ((ByteBuf) msg).release();
-                                    received.incrementAndGet();
-                                }
-                            });
-                        }
-                    })
-                    .connect(new InetSocketAddress("127.0.0.1", port)).sync().channel();
+            netty = new NettyEndpoints(true);
+            channel = netty.client(port, () -> new ChannelHandler[] {
+                new FixedLengthFrameDecoder(size), new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        ((ByteBuf) msg).release();
+                        received.incrementAndGet();
+                    }
+                }
+            });
             payload = PooledByteBufAllocator.DEFAULT.directBuffer(size).writeZero(size);
         }
 
@@ -167,7 +153,7 @@ abstract class IpcEndpoints implements AutoCloseable {
         public void close() {
             channel.close().syncUninterruptibly();
             payload.release();
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            netty.shutdown();
             echo.close();
         }
     }

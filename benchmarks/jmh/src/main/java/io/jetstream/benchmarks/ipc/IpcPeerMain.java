@@ -4,24 +4,15 @@ import io.jetstream.core.ring.RecordHandler;
 import io.jetstream.core.ring.RingConsumer;
 import io.jetstream.core.ring.RingProducer;
 import io.jetstream.core.ring.RingSettings;
-import io.netty.bootstrap.Bootstrap;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.jetstream.benchmarks.netty.NettyEndpoints;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.FixedLengthFrameDecoder;
 import io.netty.handler.flush.FlushConsolidationHandler;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -105,60 +96,44 @@ public final class IpcPeerMain {
     }
 
     private static void nettyEcho(int port, int frame) throws InterruptedException {
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
-        Channel server = new ServerBootstrap().group(group).channel(EpollServerSocketChannel.class)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new FixedLengthFrameDecoder(frame), new ChannelInboundHandlerAdapter() {
-                            @Override
-                            public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                                ctx.writeAndFlush(msg, ctx.voidPromise());
-                            }
-                        });
-                    }
-                })
-                .bind(new InetSocketAddress("127.0.0.1", port)).sync().channel();
+        Channel server = new NettyEndpoints(true).server(port, () -> new ChannelHandler[] {
+            new FixedLengthFrameDecoder(frame), new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    ctx.writeAndFlush(msg, ctx.voidPromise());
+                }
+            }
+        });
         System.out.println("READY");
         System.out.flush();
         server.closeFuture().sync();
     }
 
     private static void nettyFlood(int port, int size) throws InterruptedException {
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
         ByteBuf message = PooledByteBufAllocator.DEFAULT.directBuffer(size).writeZero(size);
-        Channel channel = new Bootstrap().group(group).channel(EpollSocketChannel.class)
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-                .handler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new FlushConsolidationHandler(256, true), new ChannelInboundHandlerAdapter() {
-                            @Override
-                            public void channelActive(ChannelHandlerContext ctx) {
-                                pump(ctx);
-                            }
+        Channel channel = new NettyEndpoints(true).client(port, () -> new ChannelHandler[] {
+            new FlushConsolidationHandler(256, true), new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelActive(ChannelHandlerContext ctx) {
+                    pump(ctx);
+                }
 
-                            @Override
-                            public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-                                pump(ctx);
-                            }
+                @Override
+                public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+                    pump(ctx);
+                }
 
-                            private void pump(ChannelHandlerContext ctx) {
-                                int written = 0;
-                                while (ctx.channel().isWritable() && written++ < 4096) {
-                                    ctx.writeAndFlush(message.retainedDuplicate(), ctx.voidPromise());
-                                }
-                                if (ctx.channel().isWritable()) {
-                                    ctx.executor().execute(() -> pump(ctx));
-                                }
-                            }
-                        });
+                private void pump(ChannelHandlerContext ctx) {
+                    int written = 0;
+                    while (ctx.channel().isWritable() && written++ < 4096) {
+                        ctx.writeAndFlush(message.retainedDuplicate(), ctx.voidPromise());
                     }
-                })
-                .connect(new InetSocketAddress("127.0.0.1", port)).sync().channel();
+                    if (ctx.channel().isWritable()) {
+                        ctx.executor().execute(() -> pump(ctx));
+                    }
+                }
+            }
+        });
         System.out.println("READY");
         System.out.flush();
         channel.closeFuture().sync();

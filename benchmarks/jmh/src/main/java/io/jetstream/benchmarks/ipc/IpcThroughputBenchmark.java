@@ -3,21 +3,14 @@ package io.jetstream.benchmarks.ipc;
 import io.jetstream.core.ring.RecordHandler;
 import io.jetstream.core.ring.RingConsumer;
 import io.jetstream.core.ring.RingSettings;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.jetstream.benchmarks.netty.NettyEndpoints;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.FixedLengthFrameDecoder;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,7 +60,7 @@ public class IpcThroughputBenchmark {
 
     private final List<IpcPeer> peers = new ArrayList<>();
     private RingConsumer ring;
-    private EventLoopGroup group;
+    private NettyEndpoints netty;
     private Channel server;
     private final AtomicLong nettyReceived = new AtomicLong();
     private long checksum;
@@ -85,29 +78,22 @@ public class IpcThroughputBenchmark {
                 peers.add(IpcPeer.start("ring-flood", dir.toString(), name, Integer.toString(size)));
             }
         } else {
-            group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
+            netty = new NettyEndpoints(true);
             int frame = size;
-            server = new ServerBootstrap().group(group).channel(EpollServerSocketChannel.class)
-                    .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-                    .childHandler(new ChannelInitializer<SocketChannel>() {
-                        @Override
-                        protected void initChannel(SocketChannel ch) {
-                            ch.pipeline().addLast(new FixedLengthFrameDecoder(frame), new ChannelInboundHandlerAdapter() {
-                                @Override
-                                public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                                    ByteBuf buf = (ByteBuf) msg;
-                                    for (int i = buf.readerIndex(), end = buf.writerIndex(); i < end; i += 64) {
-                                        checksum += buf.getByte(i);
-                                    }
-                                    buf.release();
-                                    nettyReceived.lazySet(nettyReceived.get() + 1);
-                                }
-                            });
+            server = netty.server(0, () -> new ChannelHandler[] {
+                new FixedLengthFrameDecoder(frame), new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        ByteBuf buf = (ByteBuf) msg;
+                        for (int i = buf.readerIndex(), end = buf.writerIndex(); i < end; i += 64) {
+                            checksum += buf.getByte(i);
                         }
-                    })
-                    .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
-            int port = ((InetSocketAddress) server.localAddress()).getPort();
+                        buf.release();
+                        nettyReceived.lazySet(nettyReceived.get() + 1);
+                    }
+                }
+            });
+            int port = NettyEndpoints.port(server);
             for (int i = 0; i < producers; i++) {
                 peers.add(IpcPeer.start("netty-flood", Integer.toString(port), Integer.toString(size)));
             }
@@ -153,7 +139,7 @@ public class IpcThroughputBenchmark {
         }
         if (server != null) {
             server.close().syncUninterruptibly();
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            netty.shutdown();
         }
     }
 }

@@ -1,29 +1,13 @@
 package io.jetstream.benchmarks.netty;
 
-import io.netty.bootstrap.Bootstrap;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.ServerChannel;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.FixedLengthFrameDecoder;
-import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -65,8 +49,7 @@ public class NettyLoopbackRoundTripBenchmark {
     @Param({"64", "1024", "16384"})
     public int payloadBytes;
 
-    private EventLoopGroup serverGroup;
-    private EventLoopGroup clientGroup;
+    private NettyEndpoints netty;
     private Channel client;
     private ByteBuf payload;
     /** Completed round trips, written by the client's event loop, read by the benchmark thread. */
@@ -74,59 +57,26 @@ public class NettyLoopbackRoundTripBenchmark {
 
     @Setup(Level.Trial)
     public void start() throws InterruptedException {
-        boolean epoll = transport.equals("epoll");
-        if (epoll && !Epoll.isAvailable()) {
-            throw new IllegalStateException("epoll requested but unavailable", Epoll.unavailabilityCause());
-        }
-        IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-        Class<? extends ServerChannel> serverType = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
-        Class<? extends Channel> clientType = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
-        serverGroup = new MultiThreadIoEventLoopGroup(1, io);
-        clientGroup = new MultiThreadIoEventLoopGroup(1, io);
+        netty = new NettyEndpoints(transport.equals("epoll"));
         int frame = payloadBytes;
-
-        Channel server = new ServerBootstrap()
-                .group(serverGroup)
-                .channel(serverType)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new FixedLengthFrameDecoder(frame), new ChannelInboundHandlerAdapter() {
-                            @Override
-                            public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                                ctx.writeAndFlush(msg);
-                            }
-                        });
-                    }
-                })
-                .bind(new InetSocketAddress("127.0.0.1", 0))
-                .sync()
-                .channel();
-
-        client = new Bootstrap()
-                .group(clientGroup)
-                .channel(clientType)
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-                .handler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new FixedLengthFrameDecoder(frame), new ChannelInboundHandlerAdapter() {
-                            @Override
-                            public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                                ((ByteBuf) msg).release();
-                                completed.incrementAndGet();
-                            }
-                        });
-                    }
-                })
-                .connect(server.localAddress())
-                .sync()
-                .channel();
+        Channel server = netty.server(0, () -> new ChannelHandler[] {
+            new FixedLengthFrameDecoder(frame), new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    ctx.writeAndFlush(msg);
+                }
+            }
+        });
+        client = netty.client(NettyEndpoints.port(server), () -> new ChannelHandler[] {
+            new FixedLengthFrameDecoder(frame), new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    ((ByteBuf) msg).release();
+                    completed.incrementAndGet();
+                }
+            }
+        });
         client.closeFuture().addListener((ChannelFutureListener) f -> server.close());
-
         payload = PooledByteBufAllocator.DEFAULT.directBuffer(payloadBytes);
         for (int i = 0; i < payloadBytes; i++) {
             payload.writeByte(i);
@@ -152,7 +102,6 @@ public class NettyLoopbackRoundTripBenchmark {
     public void stop() {
         client.close().syncUninterruptibly();
         payload.release();
-        clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-        serverGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        netty.shutdown();
     }
 }
