@@ -1,0 +1,129 @@
+package io.jetstream.core.batch;
+
+/**
+ * JetStream's batch oracle (Algorithm 2): chooses the batch size and the number of routes that
+ * minimise the predicted per-event latency.
+ *
+ * <ul>
+ *   <li>The user's maximum event delay caps the batch: the first event of a batch waits
+ *       (b − 1) / rate for the last, so b ≤ maxDelay · rate + 1 (line 3).
+ *   <li>A route count is considered only while another batch can be formed during one transfer:
+ *       Ratio_CPU · batching · routes &lt; transfer₁ + encoding (line 10, no idle routes).
+ *   <li>The search probes batch sizes in doubling steps, then searches exhaustively between the
+ *       neighbours of every local optimum (the paper's coarse probing plus local exhaustive search)
+ *       and keeps the minimum.
+ *   <li>Ours: the predicted latency includes {@link LatencyModel#queueing}; if no point sustains
+ *       the rate, the point with the most capacity wins and the decision says so.
+ * </ul>
+ *
+ * <p>Stateless apart from its limits; thread-safe. {@link #decide} allocates only its result.
+ */
+public final class BatchOracle {
+    private final int maxBatchSize;
+    private final int maxRoutes;
+    private final double serviceVariation;
+
+    /**
+     * @param maxBatchSize largest batch the transport accepts
+     * @param maxRoutes most parallel routes available (JetStream's MaxNodesConsidered)
+     * @param serviceVariation coefficient of variation of a batch's transfer time (link jitter)
+     */
+    public BatchOracle(int maxBatchSize, int maxRoutes, double serviceVariation) {
+        if (maxBatchSize < 1 || maxRoutes < 1 || serviceVariation < 0) {
+            throw new IllegalArgumentException("invalid oracle limits");
+        }
+        this.maxBatchSize = maxBatchSize;
+        this.maxRoutes = maxRoutes;
+        this.serviceVariation = serviceVariation;
+    }
+
+    /** Line 3: the largest batch whose first event still meets the user's maximum delay. */
+    public int maxBatchByDelay(StreamContext c) {
+        double bound = c.maxEventDelaySeconds() * c.eventsPerSecond() + 1;
+        return (int) Math.max(1, Math.min(maxBatchSize, Math.floor(bound)));
+    }
+
+    public BatchDecision decide(StreamContext c) {
+        int maxBatch = maxBatchByDelay(c);
+        Search best = new Search();
+        for (int routes = 1; routes <= maxRoutes; routes++) {
+            searchRoutes(c, routes, maxBatch, best);
+        }
+        LatencyEstimate estimate = LatencyModel.estimate(c, best.batch, best.routes);
+        double queueing = LatencyModel.queueing(c, best.batch, best.routes, serviceVariation);
+        return new BatchDecision(estimate, queueing, best.sustainable, maxBatch, best.evaluated);
+    }
+
+    /** Best point so far: sustainable points rank by latency, unsustainable ones by capacity. */
+    private static final class Search {
+        int batch = 1;
+        int routes = 1;
+        boolean sustainable;
+        double score = Double.POSITIVE_INFINITY; // latency if sustainable, -capacity otherwise
+        int evaluated;
+    }
+
+    private void searchRoutes(StreamContext c, int routes, int maxBatch, Search best) {
+        // Coarse probe: 1, 2, 4, ... maxBatch.
+        int probes = 0;
+        for (long b = 1; b < maxBatch; b *= 2) {
+            probes++;
+        }
+        probes++;
+        int[] sizes = new int[probes];
+        double[] scores = new double[probes];
+        int i = 0;
+        for (long b = 1; b < maxBatch; b *= 2) {
+            sizes[i] = (int) b;
+            scores[i++] = evaluate(c, (int) b, routes, best);
+        }
+        sizes[i] = maxBatch;
+        scores[i] = evaluate(c, maxBatch, routes, best);
+        // Exhaustive search between the neighbours of each local optimum.
+        for (int k = 0; k < probes; k++) {
+            boolean left = k == 0 || scores[k] <= scores[k - 1];
+            boolean right = k == probes - 1 || scores[k] <= scores[k + 1];
+            if (left && right && scores[k] < Double.POSITIVE_INFINITY) {
+                int from = k == 0 ? 1 : sizes[k - 1] + 1;
+                int to = k == probes - 1 ? maxBatch : sizes[k + 1] - 1;
+                for (int b = from; b <= to; b++) {
+                    evaluate(c, b, routes, best);
+                }
+            }
+        }
+    }
+
+    /** Scores one point (lower is better) and records it if it beats the best. */
+    private double evaluate(StreamContext c, int batch, int routes, Search best) {
+        best.evaluated++;
+        if (routes > 1) {
+            // Line 10: only add a route while another batch can be formed during one transfer.
+            double batching = LatencyModel.batching(c, batch);
+            double encoding = LatencyModel.encoding(c, batch);
+            double transferOne = LatencyModel.transfer(c, batch, 1);
+            if (!(LatencyModel.cpuRatio(c, batch) * batching * routes < transferOne + encoding)) {
+                return Double.POSITIVE_INFINITY; // the paper's literal line 10
+            }
+            double formation = 2 * batching; // time to form one batch: b / rate
+            if ((routes - 1) * formation > transferOne + encoding) {
+                return Double.POSITIVE_INFINITY; // §3.6: fewer batches form per transfer than routes
+            }
+        }
+        double queueing = LatencyModel.queueing(c, batch, routes, serviceVariation);
+        boolean sustainable = queueing < Double.POSITIVE_INFINITY;
+        double score = sustainable
+                ? LatencyModel.batching(c, batch) + LatencyModel.encoding(c, batch) + LatencyModel.decoding(c, batch)
+                        + LatencyModel.transfer(c, batch, routes) + LatencyModel.reordering(c, batch, routes) + queueing
+                : -LatencyModel.capacity(c, batch, routes);
+        boolean better = sustainable
+                ? !best.sustainable || score < best.score
+                : !best.sustainable && score < best.score;
+        if (better) {
+            best.batch = batch;
+            best.routes = routes;
+            best.sustainable = sustainable;
+            best.score = score;
+        }
+        return sustainable ? score : Double.POSITIVE_INFINITY;
+    }
+}

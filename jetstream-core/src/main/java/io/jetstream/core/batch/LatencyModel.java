@@ -1,0 +1,118 @@
+package io.jetstream.core.batch;
+
+/**
+ * JetStream's per-event latency model (Tudoran et al., FGCS 2016, §3.3 and §3.6) as pure functions
+ * of a {@link StreamContext}. With b events per batch, s bytes per event and B = b·s bytes per batch:
+ *
+ * <pre>
+ *   batching   = b / 2 / rate                                   the event in the middle of the batch
+ *   encoding   = (tHe + tDe·B) / b                              and decoding alike
+ *   transfer   = (sOt + sOe + B) / thr(B, routes)               every event waits for its batch
+ *   reordering = Σ_{i=2..routes} Σ_{j=1..L} Poisson(j,1)·j·transfer1 / (b·L)    (L = 10)
+ *   Ratio_CPU  = encoding / ((batching + encoding) · cores)
+ *   queueing   = ρ/(1−ρ) · cs²/2 · service      (Kingman, deterministic batch arrivals; ∞ when ρ ≥ 1)
+ * </pre>
+ *
+ * The queueing term is ours, not the paper's: Algorithm 2 alone would happily pick batches the link
+ * cannot carry at the measured rate, or ones so close to its capacity that waiting for the link
+ * dominates. With ρ = rate / capacity and cs the coefficient of variation of a batch's service time
+ * (link jitter), Kingman's approximation prices that wait, and batches the link cannot keep up with
+ * cost infinity.
+ *
+ * Readings of the paper's notation, stated once: {@code batch_SizeMB} is read as the batch's bytes
+ * B (so its Size_Total is B); {@code thr(B, routes)} is the aggregate of {@code routes} independent
+ * routes, each following the fitted {@link ThroughputCurve}; the batch latency in the reordering
+ * penalty is the one-route transfer time of a batch.
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class LatencyModel {
+    /** Batches regarded as possibly overtaking the expected one on a route (the paper's L). */
+    public static final int REORDER_HORIZON = 10;
+
+    /** Σ_{j=1..L} Poisson(j, 1)·j, precomputed. */
+    static final double POISSON_PENALTY_SUM;
+
+    static {
+        double sum = 0;
+        double factorial = 1;
+        for (int j = 1; j <= REORDER_HORIZON; j++) {
+            factorial *= j;
+            sum += Math.exp(-1) / factorial * j;
+        }
+        POISSON_PENALTY_SUM = sum;
+    }
+
+    private LatencyModel() {}
+
+    public static double batchBytes(StreamContext c, int batchSize) {
+        return batchSize * c.eventBytes();
+    }
+
+    public static double batching(StreamContext c, int batchSize) {
+        return batchSize / 2.0 / c.eventsPerSecond();
+    }
+
+    public static double encoding(StreamContext c, int batchSize) {
+        return (c.encodeHeaderSeconds() + c.encodeSecondsPerByte() * batchBytes(c, batchSize)) / batchSize;
+    }
+
+    public static double decoding(StreamContext c, int batchSize) {
+        return (c.decodeHeaderSeconds() + c.decodeSecondsPerByte() * batchBytes(c, batchSize)) / batchSize;
+    }
+
+    /** Bytes one batch puts on the wire. */
+    public static double wireBytes(StreamContext c, int batchSize) {
+        return c.transportOverheadBytes() + c.encodingOverheadBytes() + batchBytes(c, batchSize);
+    }
+
+    /** Transfer latency over {@code routes} aggregated routes. */
+    public static double transfer(StreamContext c, int batchSize, int routes) {
+        double wire = wireBytes(c, batchSize);
+        return wire / (routes * c.link().bytesPerSecond(wire));
+    }
+
+    public static double reordering(StreamContext c, int batchSize, int routes) {
+        if (routes < 2) {
+            return 0;
+        }
+        double batchLatency = transfer(c, batchSize, 1);
+        return (routes - 1) * POISSON_PENALTY_SUM * batchLatency / ((double) batchSize * REORDER_HORIZON);
+    }
+
+    public static double cpuRatio(StreamContext c, int batchSize) {
+        double encoding = encoding(c, batchSize);
+        return encoding / ((batching(c, batchSize) + encoding) * c.cores());
+    }
+
+    /**
+     * Events per second that batches of this size can carry over {@code routes}: each route sends
+     * one batch per (encode + transfer) time of a batch.
+     */
+    public static double capacity(StreamContext c, int batchSize, int routes) {
+        double perBatch = c.encodeHeaderSeconds() + c.encodeSecondsPerByte() * batchBytes(c, batchSize)
+                + c.link().transferSeconds(wireBytes(c, batchSize));
+        return routes * batchSize / perBatch;
+    }
+
+    /** Waiting for a free route, per event (seconds); infinite when the link cannot keep up. */
+    public static double queueing(StreamContext c, int batchSize, int routes, double serviceVariation) {
+        double capacity = capacity(c, batchSize, routes);
+        double utilisation = c.eventsPerSecond() / capacity;
+        if (utilisation >= 1) {
+            return Double.POSITIVE_INFINITY;
+        }
+        double service = routes * batchSize / capacity; // seconds one route is busy with one batch
+        return utilisation / (1 - utilisation) * serviceVariation * serviceVariation / 2 * service / routes;
+    }
+
+    public static LatencyEstimate estimate(StreamContext c, int batchSize, int routes) {
+        if (batchSize < 1 || routes < 1) {
+            throw new IllegalArgumentException("batch size and routes must be >= 1");
+        }
+        return new LatencyEstimate(batchSize, routes,
+                batching(c, batchSize), encoding(c, batchSize), decoding(c, batchSize),
+                transfer(c, batchSize, routes), reordering(c, batchSize, routes), cpuRatio(c, batchSize),
+                transfer(c, batchSize, 1), capacity(c, batchSize, routes));
+    }
+}

@@ -1,0 +1,64 @@
+package io.jetstream.core.batch;
+
+/**
+ * Link throughput as a function of the bytes sent at once, thr(B) (JetStream §3.3): small sends
+ * cannot reach the link's stable throughput. JetStream models it as the stable throughput (the
+ * amplitude) times a curve fitted from measured samples. We fit the curve from the transfer time,
+ * which is affine in the size, {@code T(B) = latency + B / stable}, so that
+ * {@code thr(B) = B / T(B)} rises monotonically and saturates at the stable throughput — a shape
+ * that, unlike a free polynomial, never extrapolates above the link or below zero.
+ *
+ * <p>Immutable.
+ *
+ * @param latencySeconds fixed cost of one send (α): round trip, syscalls, protocol handshakes
+ * @param stableBytesPerSecond the throughput large sends reach (β, the amplitude)
+ */
+public record ThroughputCurve(double latencySeconds, double stableBytesPerSecond) {
+    public ThroughputCurve {
+        if (!(latencySeconds >= 0) || !(stableBytesPerSecond > 0) || Double.isInfinite(stableBytesPerSecond)) {
+            throw new IllegalArgumentException("invalid curve: latency " + latencySeconds + " s, stable " + stableBytesPerSecond + " B/s");
+        }
+    }
+
+    /** Seconds to send {@code bytes} at once. */
+    public double transferSeconds(double bytes) {
+        return latencySeconds + bytes / stableBytesPerSecond;
+    }
+
+    /** Throughput reached when sending {@code bytes} at once. */
+    public double bytesPerSecond(double bytes) {
+        return bytes <= 0 ? 0 : bytes / transferSeconds(bytes);
+    }
+
+    /**
+     * Least-squares fit of {@code T(B) = α + B / β} to measured (bytes, seconds) samples. Needs two
+     * distinct sizes; a negative intercept (noise) is clamped to 0 and the slope refitted through
+     * the origin.
+     */
+    public static ThroughputCurve fit(double[] bytes, double[] seconds, int count) {
+        if (count < 2) {
+            throw new IllegalArgumentException("need at least 2 samples, got " + count);
+        }
+        double sx = 0, sy = 0, sxx = 0, sxy = 0;
+        for (int i = 0; i < count; i++) {
+            sx += bytes[i];
+            sy += seconds[i];
+            sxx += bytes[i] * bytes[i];
+            sxy += bytes[i] * seconds[i];
+        }
+        double denominator = count * sxx - sx * sx;
+        if (denominator <= 0) {
+            throw new IllegalArgumentException("samples need at least two distinct sizes");
+        }
+        double slope = (count * sxy - sx * sy) / denominator;
+        double intercept = (sy - slope * sx) / count;
+        if (intercept < 0) {
+            intercept = 0;
+            slope = sxy / sxx;
+        }
+        if (!(slope > 0)) {
+            throw new IllegalArgumentException("transfer time does not grow with size: slope " + slope);
+        }
+        return new ThroughputCurve(intercept, 1 / slope);
+    }
+}

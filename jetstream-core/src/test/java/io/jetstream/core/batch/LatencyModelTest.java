@@ -1,0 +1,128 @@
+package io.jetstream.core.batch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/** Every formula against values computed by hand. */
+class LatencyModelTest {
+    private static final double EPS = 1e-12;
+    /** 1 ms per send, 10 MB/s stable. */
+    static final ThroughputCurve LINK = new ThroughputCurve(0.001, 10_000_000);
+    /** 1,000 events/s of 1,000 B; encode 100 µs + 1 ns/B; decode 50 µs + 0.5 ns/B; 40 B + 10 B overheads; 2 cores. */
+    static final StreamContext CONTEXT = new StreamContext(1_000, 1_000, 100e-6, 1e-9, 50e-6, 0.5e-9, 40, 10, LINK, 2, 1.0);
+
+    @Test
+    void throughputCurveSaturatesAtTheStableThroughput() {
+        assertEquals(0.001 + 10_000 / 1e7, LINK.transferSeconds(10_000), EPS);      // 2 ms
+        assertEquals(10_000 / 0.002, LINK.bytesPerSecond(10_000), 1e-6);            // 5 MB/s: half the link
+        assertEquals(0, LINK.bytesPerSecond(0));
+        assertTrue(LINK.bytesPerSecond(1e9) < 1e7 && LINK.bytesPerSecond(1e9) > 0.9999e7);
+    }
+
+    @Test
+    void throughputCurveFitRecoversLatencyAndBandwidth() {
+        double[] bytes = {1_000, 10_000, 100_000, 1_000_000};
+        double[] seconds = new double[4];
+        for (int i = 0; i < 4; i++) {
+            seconds[i] = 0.002 + bytes[i] / 5e6;
+        }
+        ThroughputCurve fit = ThroughputCurve.fit(bytes, seconds, 4);
+        assertEquals(0.002, fit.latencySeconds(), 1e-12);
+        assertEquals(5e6, fit.stableBytesPerSecond(), 1e-3);
+        // Noise that would give a negative intercept is clamped to a curve through the origin.
+        ThroughputCurve origin = ThroughputCurve.fit(new double[] {1, 2}, new double[] {0.5, 2}, 2);
+        assertEquals(0, origin.latencySeconds());
+        assertThrows(IllegalArgumentException.class, () -> ThroughputCurve.fit(new double[] {1, 1}, new double[] {1, 2}, 2));
+        assertThrows(IllegalArgumentException.class, () -> ThroughputCurve.fit(bytes, seconds, 1));
+    }
+
+    @Test
+    void componentsMatchHandComputedValues() {
+        int b = 10; // B = 10,000 bytes
+        assertEquals(10_000, LatencyModel.batchBytes(CONTEXT, b), EPS);
+        assertEquals(10 / 2.0 / 1_000, LatencyModel.batching(CONTEXT, b), EPS);                  // 5 ms
+        assertEquals((100e-6 + 1e-9 * 10_000) / 10, LatencyModel.encoding(CONTEXT, b), EPS);     // 11 µs
+        assertEquals((50e-6 + 0.5e-9 * 10_000) / 10, LatencyModel.decoding(CONTEXT, b), EPS);    // 5.5 µs
+        double wire = 40 + 10 + 10_000;
+        assertEquals(wire, LatencyModel.wireBytes(CONTEXT, b), EPS);
+        double transferOne = wire / (wire / (0.001 + wire / 1e7));                               // = T(wire) = 2.005 ms
+        assertEquals(0.0020050, transferOne, 1e-12);
+        assertEquals(transferOne, LatencyModel.transfer(CONTEXT, b, 1), EPS);
+        assertEquals(transferOne / 2, LatencyModel.transfer(CONTEXT, b, 2), EPS);                // 2 routes aggregate
+        double encoding = 11e-6;
+        assertEquals(encoding / ((0.005 + encoding) * 2), LatencyModel.cpuRatio(CONTEXT, b), 1e-15);
+    }
+
+    @Test
+    void reorderingPenaltyFollowsThePoissonSum() {
+        double poisson = 0;
+        double factorial = 1;
+        for (int j = 1; j <= 10; j++) {
+            factorial *= j;
+            poisson += Math.exp(-1) / factorial * j;
+        }
+        assertEquals(0.99999989, poisson, 1e-7); // Σ j·P(j;1) over j ≤ 10 ≈ the mean of Poisson(1)
+        assertEquals(0, LatencyModel.reordering(CONTEXT, 10, 1));
+        double transferOne = LatencyModel.transfer(CONTEXT, 10, 1);
+        assertEquals(2 * poisson * transferOne / (10 * 10), LatencyModel.reordering(CONTEXT, 10, 3), 1e-15);
+    }
+
+    @Test
+    void capacityAndQueueingPriceTheLink() {
+        int b = 10;
+        double perBatch = 100e-6 + 1e-9 * 10_000 + 0.002005; // encode + transfer of one batch
+        assertEquals(10 / perBatch, LatencyModel.capacity(CONTEXT, b, 1), 1e-6);                 // ≈ 4,748 ev/s
+        double rho = 1_000 / (10 / perBatch);
+        assertEquals(rho / (1 - rho) * 0.01 / 2 * perBatch, LatencyModel.queueing(CONTEXT, b, 1, 0.1), 1e-15);
+        // One event per batch: 1 / (100 µs + 1 µs + 1.005 ms) ≈ 904 ev/s < 1,000 ev/s: cannot keep up.
+        assertEquals(Double.POSITIVE_INFINITY, LatencyModel.queueing(CONTEXT, 1, 1, 0.1));
+        LatencyEstimate e = LatencyModel.estimate(CONTEXT, b, 1);
+        assertEquals(e.batching() + e.encoding() + e.decoding() + e.transfer() + e.reordering(), e.total(), EPS);
+    }
+
+    @Test
+    void oracleCapsTheBatchByTheMaximumDelayAndNeverPicksAnUnsustainableBatch() {
+        BatchOracle oracle = new BatchOracle(100_000, 1, 0.1);
+        StreamContext tight = new StreamContext(1_000, 1_000, 100e-6, 1e-9, 50e-6, 0.5e-9, 40, 10, LINK, 2, 0.004);
+        assertEquals(5, oracle.maxBatchByDelay(tight)); // 0.004 s · 1,000 ev/s + 1
+        BatchDecision capped = oracle.decide(tight);
+        assertTrue(capped.batchSize() <= 5);
+        assertTrue(capped.sustainable());
+
+        BatchDecision d = oracle.decide(CONTEXT);
+        assertTrue(d.sustainable());
+        assertTrue(d.batchSize() >= 2, "a single-event batch cannot carry 1,000 ev/s here: " + d);
+        // It is the minimum of the model over every admissible batch size.
+        for (int b = 1; b <= d.maxBatchByDelay(); b++) {
+            double q = LatencyModel.queueing(CONTEXT, b, 1, 0.1);
+            if (q < Double.POSITIVE_INFINITY) {
+                assertTrue(d.predictedLatency() <= LatencyModel.estimate(CONTEXT, b, 1).total() + q + 1e-15,
+                        "batch " + b + " beats the oracle's " + d.batchSize());
+            }
+        }
+        assertTrue(d.evaluated() < d.maxBatchByDelay(), "the coarse-then-local search skips most of the space: " + d.evaluated());
+    }
+
+    @Test
+    void oracleFallsBackToTheMostCapacityWhenNothingKeepsUp() {
+        StreamContext flood = CONTEXT.withRate(10_000_000); // 10 GB/s of events over a 10 MB/s link
+        BatchDecision d = new BatchOracle(1_000, 1, 0.1).decide(flood);
+        assertFalse(d.sustainable());
+        assertEquals(1_000, d.batchSize(), "the biggest batch carries the most");
+    }
+
+    @Test
+    void routesAreAddedOnlyWhileTheyWouldNotIdle() {
+        // Slow link, fast events: batches form much faster than one transfer, so routes pay off.
+        StreamContext wan = CONTEXT.withLink(new ThroughputCurve(0.05, 1_000_000)).withRate(2_000);
+        BatchDecision multi = new BatchOracle(10_000, 4, 0.1).decide(wan);
+        assertTrue(multi.routes() > 1, "expected several routes: " + multi);
+        // Rare events on a fast link: a second route would idle.
+        StreamContext idle = CONTEXT.withRate(50);
+        assertEquals(1, new BatchOracle(10_000, 4, 0.1).decide(idle).routes());
+    }
+}
