@@ -12,8 +12,9 @@ package io.jetstream.core.batch;
  *   <li>The search probes batch sizes in doubling steps, then searches exhaustively between the
  *       neighbours of every local optimum (the paper's coarse probing plus local exhaustive search)
  *       and keeps the minimum.
- *   <li>Ours: the predicted latency includes {@link LatencyModel#queueing}; if no point sustains
- *       the rate, the point with the most capacity wins and the decision says so.
+ *   <li>Ours: the predicted latency includes {@link LatencyModel#queueing}, and a point counts as
+ *       sustainable only below {@code maxUtilisation} of its modelled capacity; if no point is, the
+ *       one with the most capacity wins and the decision says so.
  * </ul>
  *
  * <p>Stateless apart from its limits; thread-safe. {@link #decide} allocates only its result.
@@ -22,19 +23,31 @@ public final class BatchOracle {
     private final int maxBatchSize;
     private final int maxRoutes;
     private final double serviceVariation;
+    private final double maxUtilisation;
+
+    /** Default share of the modelled capacity a choice may use. */
+    public static final double DEFAULT_MAX_UTILISATION = 0.85;
+
+    /** As {@link #BatchOracle(int, int, double, double)} with {@link #DEFAULT_MAX_UTILISATION}. */
+    public BatchOracle(int maxBatchSize, int maxRoutes, double serviceVariation) {
+        this(maxBatchSize, maxRoutes, serviceVariation, DEFAULT_MAX_UTILISATION);
+    }
 
     /**
      * @param maxBatchSize largest batch the transport accepts
      * @param maxRoutes most parallel routes available (JetStream's MaxNodesConsidered)
      * @param serviceVariation coefficient of variation of a batch's transfer time (link jitter)
+     * @param maxUtilisation highest share of the modelled capacity a choice may use: estimates of
+     *     the link are never exact, and near saturation a small error means an unbounded queue
      */
-    public BatchOracle(int maxBatchSize, int maxRoutes, double serviceVariation) {
-        if (maxBatchSize < 1 || maxRoutes < 1 || serviceVariation < 0) {
+    public BatchOracle(int maxBatchSize, int maxRoutes, double serviceVariation, double maxUtilisation) {
+        if (maxBatchSize < 1 || maxRoutes < 1 || serviceVariation < 0 || !(maxUtilisation > 0 && maxUtilisation <= 1)) {
             throw new IllegalArgumentException("invalid oracle limits");
         }
         this.maxBatchSize = maxBatchSize;
         this.maxRoutes = maxRoutes;
         this.serviceVariation = serviceVariation;
+        this.maxUtilisation = maxUtilisation;
     }
 
     /** Line 3: the largest batch whose first event still meets the user's maximum delay. */
@@ -110,7 +123,7 @@ public final class BatchOracle {
             }
         }
         double queueing = LatencyModel.queueing(c, batch, routes, serviceVariation);
-        boolean sustainable = queueing < Double.POSITIVE_INFINITY;
+        boolean sustainable = c.eventsPerSecond() <= maxUtilisation * LatencyModel.capacity(c, batch, routes);
         double score = sustainable
                 ? LatencyModel.batching(c, batch) + LatencyModel.encoding(c, batch) + LatencyModel.decoding(c, batch)
                         + LatencyModel.transfer(c, batch, routes) + LatencyModel.reordering(c, batch, routes) + queueing

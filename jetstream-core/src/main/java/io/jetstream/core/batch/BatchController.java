@@ -1,0 +1,114 @@
+package io.jetstream.core.batch;
+
+import java.util.function.Consumer;
+
+/**
+ * The adaptive batching loop of one channel: measure ({@link StreamMonitor}), decide
+ * ({@link BatchOracle}) every {@code decisionIntervalNanos}, apply to the channel's
+ * {@link FlushPolicy}; it also tells the transport when to probe the link with a message of a given
+ * size ({@link #probeBytesDue}). Until it has seen {@code warmupEvents} events it sends every event at once
+ * (latency first): deciding on priors alone would make the first events wait for batches sized for
+ * a rate nobody measured.
+ *
+ * <p>Threading: called by the channel's writer thread ({@link #onEvent}) and its transfer
+ * completion path ({@link #onTransfer}), which must be the same thread or be serialised by the
+ * transport. Decisions are reported to the listener on that thread.
+ */
+public final class BatchController {
+    private final StreamMonitor monitor;
+    private final BatchOracle oracle;
+    private final FlushPolicy flush;
+    private final StreamContext prior;
+    private final long decisionIntervalNanos;
+    private final long warmupEvents;
+    private final long maxDelayNanos;
+    private final Consumer<BatchDecision> listener;
+
+    /** Probe sizes cycled through: the link's curve needs distinct sizes (JetStream §4, Transfer Module). */
+    static final long[] PROBE_BYTES = {4 << 10, 16 << 10, 64 << 10};
+
+    private static final double RATE_SHIFT = 2.0;
+    private static final long MIN_REACTION_NANOS = 200_000;
+
+    private long events;
+    private long nextDecisionNanos;
+    private long lastDecisionNanos;
+    private double decidedRate;
+    private long nextProbeNanos;
+    private int probes;
+    private BatchDecision last;
+
+    /**
+     * @param prior what is assumed until measured (costs, overheads, cores, the user's max delay)
+     * @param listener receives every decision (metrics); may be {@code d -> {}}
+     */
+    public BatchController(StreamMonitor monitor, BatchOracle oracle, FlushPolicy flush, StreamContext prior,
+            long decisionIntervalNanos, long warmupEvents, Consumer<BatchDecision> listener) {
+        this.monitor = monitor;
+        this.oracle = oracle;
+        this.flush = flush;
+        this.prior = prior;
+        this.decisionIntervalNanos = decisionIntervalNanos;
+        this.warmupEvents = warmupEvents;
+        this.maxDelayNanos = (long) Math.min(Long.MAX_VALUE / 4, prior.maxEventDelaySeconds() * 1e9);
+        this.listener = listener;
+        flush.setTargets(1, maxDelayNanos);
+    }
+
+    /** An event of {@code bytes} is about to join the pending data. */
+    public void onEvent(int bytes, long nowNanos) {
+        monitor.onEvent(bytes, nowNanos);
+        if (++events >= warmupEvents && (last == null || nowNanos - nextDecisionNanos >= 0 || rateShifted(nowNanos))) {
+            StreamContext measured = monitor.context(prior);
+            decidedRate = measured.eventsPerSecond();
+            lastDecisionNanos = nowNanos;
+            last = oracle.decide(measured);
+            flush.apply(last, measured.eventBytes(), maxDelayNanos);
+            nextDecisionNanos = nowNanos + decisionIntervalNanos;
+            listener.accept(last);
+        }
+    }
+
+    /**
+     * Bytes of the link probe the transport should send now, or 0. The first probes go out at once
+     * (one per size) so the throughput curve exists before the first decision; after that they are
+     * spaced by the monitor's intrusiveness control ({@link StreamMonitor#nextProbeIntervalNanos()}).
+     */
+    public long probeBytesDue(long nowNanos) {
+        if (probes >= PROBE_BYTES.length && nowNanos - nextProbeNanos < 0) {
+            return 0;
+        }
+        long bytes = PROBE_BYTES[probes++ % PROBE_BYTES.length];
+        nextProbeNanos = nowNanos + monitor.nextProbeIntervalNanos();
+        return bytes;
+    }
+
+    /**
+     * Whether the measured rate left [½, 2] × the rate of the last decision: a step in the load must
+     * not wait for the decision timer, or batches sized for the old rate pile up (at most one such
+     * early decision per 200 µs).
+     */
+    private boolean rateShifted(long nowNanos) {
+        double rate = monitor.eventsPerSecond();
+        return nowNanos - lastDecisionNanos >= MIN_REACTION_NANOS
+                && (rate > RATE_SHIFT * decidedRate || rate * RATE_SHIFT < decidedRate);
+    }
+
+    /** A batch or probe of {@code bytes} took {@code seconds} on the wire. */
+    public void onTransfer(long bytes, double seconds) {
+        monitor.onTransfer(bytes, seconds);
+    }
+
+    /** The last decision, or null during warm-up. */
+    public BatchDecision lastDecision() {
+        return last;
+    }
+
+    public FlushPolicy flush() {
+        return flush;
+    }
+
+    public StreamMonitor monitor() {
+        return monitor;
+    }
+}

@@ -1,0 +1,100 @@
+package io.jetstream.core.batch;
+
+/**
+ * When a channel's pending data leaves: as soon as it reaches the size target, or when its oldest
+ * pending byte has waited the deadline, whichever comes first. This is the one decision API every
+ * transport calls (a Flink writer, a Storm connection, the ring's batch writer); the targets come
+ * from a controller — the {@link BatchOracle} (batch size × event size, the user's max delay) or the
+ * Nephele output-buffer rule — through {@link #setTargets}.
+ *
+ * <p>Threading contract: {@link #onRecord} and {@link #onFlush} are called by the channel's single
+ * writer thread; {@link #deadlineNanos()} and {@link #isDue(long)} may be called by a flusher
+ * thread; {@link #setTargets} by the controller thread. No allocation, no locks.
+ */
+public final class FlushPolicy {
+    /** No data pending. */
+    public static final long NO_DEADLINE = Long.MAX_VALUE;
+
+    /** Why data left. */
+    public enum Reason { SIZE, DEADLINE, EXPLICIT }
+
+    private volatile int targetBytes;
+    private volatile long maxDelayNanos;
+
+    // Writer thread.
+    private int pendingBytes;
+    private int pendingRecords;
+    /** Arrival of the oldest pending record; read by the flusher thread. */
+    private volatile long oldestNanos = NO_DEADLINE;
+
+    private final long[] flushes = new long[Reason.values().length];
+
+    public FlushPolicy(int targetBytes, long maxDelayNanos) {
+        setTargets(targetBytes, maxDelayNanos);
+    }
+
+    /** New targets, effective from the next record. */
+    public void setTargets(int newTargetBytes, long newMaxDelayNanos) {
+        if (newTargetBytes < 1 || newMaxDelayNanos < 0) {
+            throw new IllegalArgumentException("target " + newTargetBytes + " B, delay " + newMaxDelayNanos + " ns");
+        }
+        targetBytes = newTargetBytes;
+        maxDelayNanos = newMaxDelayNanos;
+    }
+
+    /** Targets from an oracle decision: its batch in bytes, and the user's maximum event delay. */
+    public void apply(BatchDecision decision, double eventBytes, long maxDelayNanos) {
+        setTargets((int) Math.max(1, Math.min(Integer.MAX_VALUE, Math.ceil(decision.batchSize() * Math.max(1, eventBytes)))),
+                maxDelayNanos);
+    }
+
+    /** A record of {@code bytes} joined the pending data; true if the size target is reached now. */
+    public boolean onRecord(int bytes, long nowNanos) {
+        if (pendingRecords++ == 0) {
+            oldestNanos = nowNanos;
+        }
+        pendingBytes += bytes;
+        return pendingBytes >= targetBytes;
+    }
+
+    /** When the pending data must leave at the latest ({@link #NO_DEADLINE} if none is pending). */
+    public long deadlineNanos() {
+        long oldest = oldestNanos;
+        return oldest == NO_DEADLINE ? NO_DEADLINE : oldest + maxDelayNanos;
+    }
+
+    public boolean isDue(long nowNanos) {
+        return nowNanos - deadlineNanos() >= 0 && oldestNanos != NO_DEADLINE;
+    }
+
+    /** The pending data left for {@code reason}. Writer thread. */
+    public void onFlush(Reason reason) {
+        if (pendingRecords > 0) {
+            flushes[reason.ordinal()]++;
+        }
+        pendingBytes = 0;
+        pendingRecords = 0;
+        oldestNanos = NO_DEADLINE;
+    }
+
+    public int pendingBytes() {
+        return pendingBytes;
+    }
+
+    public int pendingRecords() {
+        return pendingRecords;
+    }
+
+    public int targetBytes() {
+        return targetBytes;
+    }
+
+    public long maxDelayNanos() {
+        return maxDelayNanos;
+    }
+
+    /** Non-empty flushes so far for {@code reason} (writer thread's count; approximate elsewhere). */
+    public long flushes(Reason reason) {
+        return flushes[reason.ordinal()];
+    }
+}

@@ -1,0 +1,187 @@
+package io.jetstream.core.batch;
+
+/**
+ * JetStream's monitors (§4: the Buffer's acquisition rate and event sizes, the Transfer Module's
+ * throughput probes, encoding cost): smoothed estimates that feed the {@link BatchOracle}, on an
+ * injected clock.
+ *
+ * <ul>
+ *   <li>Rate: events over the span of the last {@value #RATE_WINDOW} arrivals, so a step in the load
+ *       is measured within that many events. Size: an exponentially weighted moving average (the
+ *       plain mean while fewer than 1/smoothing samples exist).
+ *   <li>Encoding: a least-squares fit of batch encode time to its bytes (tHe + tDe·B).
+ *   <li>Link: a least-squares {@link ThroughputCurve} over running means of transfer time per
+ *       log2 size bucket, so that a flood of same-sized batches cannot crowd out the probes.
+ *   <li>Intrusiveness control: {@link #nextProbeIntervalNanos()} doubles while the link's recent
+ *       measurements stray little from the fitted curve (relative residuals' deviation under 5 %)
+ *       and halves when they stray a lot (over 20 %), within [min, max].
+ * </ul>
+ *
+ * <p>Not thread-safe: owned by the controller thread (transports hand it measurements through their
+ * own hand-off).
+ */
+public final class StreamMonitor {
+    private static final double LOW_VARIATION = 0.05;
+    private static final double HIGH_VARIATION = 0.20;
+    private static final int BUCKETS = 48;
+    /** Events the rate is measured over: a step in the load is seen after this many events. */
+    static final int RATE_WINDOW = 16;
+
+    private final double smoothing;
+    /** Transfer samples by log2(bytes) bucket: running means, so no size crowds out the others. */
+    private final double[] bucketBytes = new double[BUCKETS];
+    private final double[] bucketSeconds = new double[BUCKETS];
+    private final long[] bucketCount = new long[BUCKETS];
+    private final double[] fitBytes = new double[BUCKETS];
+    private final double[] fitSeconds = new double[BUCKETS];
+    /** Smoothed squared relative residual of transfers against the fitted curve. */
+    private double residualSquares = Double.NaN;
+    private final double[] encodeBytes;
+    private final double[] encodeSeconds;
+    private final long minProbeNanos;
+    private final long maxProbeNanos;
+
+    /** Arrival times of the last {@link #RATE_WINDOW} events (ring). */
+    private final long[] arrivals = new long[RATE_WINDOW];
+    private long events;
+    private double meanEventBytes = Double.NaN;
+    private int transfers;
+    private int encodes;
+    private long probeNanos;
+
+    /**
+     * @param smoothing EWMA weight of a new sample (0..1]
+     * @param samples how many encode samples the encode-cost fit keeps
+     */
+    public StreamMonitor(double smoothing, int samples, long minProbeNanos, long maxProbeNanos) {
+        if (!(smoothing > 0 && smoothing <= 1) || samples < 2 || minProbeNanos <= 0 || maxProbeNanos < minProbeNanos) {
+            throw new IllegalArgumentException("invalid monitor settings");
+        }
+        this.smoothing = smoothing;
+        this.encodeBytes = new double[samples];
+        this.encodeSeconds = new double[samples];
+        this.minProbeNanos = minProbeNanos;
+        this.maxProbeNanos = maxProbeNanos;
+        this.probeNanos = minProbeNanos;
+    }
+
+    public void onEvent(int bytes, long nowNanos) {
+        arrivals[(int) (events++ % RATE_WINDOW)] = nowNanos;
+        // Plain mean while few samples exist (weight 1/n), then the EWMA: no slow start from zero.
+        double w = Math.max(smoothing, 1.0 / events);
+        meanEventBytes = Double.isNaN(meanEventBytes) ? bytes : meanEventBytes + w * (bytes - meanEventBytes);
+    }
+
+    public void onTransfer(long bytes, double seconds) {
+        if (bytes <= 0 || !(seconds > 0)) {
+            return;
+        }
+        transfers++;
+        ThroughputCurve before = fittedLink();
+        if (before != null) {
+            double residual = seconds / before.transferSeconds(bytes) - 1;
+            residualSquares = Double.isNaN(residualSquares)
+                    ? residual * residual
+                    : residualSquares + smoothing * (residual * residual - residualSquares);
+            adaptProbeInterval();
+        }
+        int b = 63 - Long.numberOfLeadingZeros(bytes);
+        b = Math.min(BUCKETS - 1, b);
+        long n = ++bucketCount[b];
+        double w = Math.max(smoothing, 1.0 / n);
+        bucketBytes[b] += w * (bytes - bucketBytes[b]);
+        bucketSeconds[b] += w * (seconds - bucketSeconds[b]);
+    }
+
+    /** The curve fitted over the size buckets seen so far, or null with fewer than two. */
+    private ThroughputCurve fittedLink() {
+        int n = 0;
+        for (int b = 0; b < BUCKETS; b++) {
+            if (bucketCount[b] > 0) {
+                fitBytes[n] = bucketBytes[b];
+                fitSeconds[n++] = bucketSeconds[b];
+            }
+        }
+        if (n < 2) {
+            return null;
+        }
+        try {
+            return ThroughputCurve.fit(fitBytes, fitSeconds, n);
+        } catch (IllegalArgumentException degenerate) {
+            return null;
+        }
+    }
+
+    public void onEncode(long bytes, double seconds) {
+        int i = encodes++ % encodeBytes.length;
+        encodeBytes[i] = bytes;
+        encodeSeconds[i] = seconds;
+    }
+
+    /** Events per second over the last {@link #RATE_WINDOW} arrivals, or NaN before two events. */
+    public double eventsPerSecond() {
+        if (events < 2) {
+            return Double.NaN;
+        }
+        int n = (int) Math.min(events, RATE_WINDOW);
+        long newest = arrivals[(int) ((events - 1) % RATE_WINDOW)];
+        long oldest = arrivals[(int) ((events - n) % RATE_WINDOW)];
+        return newest == oldest ? Double.POSITIVE_INFINITY : (n - 1) / ((newest - oldest) / 1e9);
+    }
+
+    public double eventBytes() {
+        return meanEventBytes;
+    }
+
+    /** The fitted link, or {@code fallback} while fewer than two distinct transfer sizes were seen. */
+    public ThroughputCurve link(ThroughputCurve fallback) {
+        ThroughputCurve fit = fittedLink();
+        return fit == null ? fallback : fit;
+    }
+
+    /** {tHe, tDe} fitted from encode samples, or {@code fallback} while not enough are known. */
+    public double[] encodeCost(double[] fallback) {
+        int n = Math.min(encodes, encodeBytes.length);
+        double sx = 0, sy = 0, sxx = 0, sxy = 0;
+        for (int i = 0; i < n; i++) {
+            sx += encodeBytes[i];
+            sy += encodeSeconds[i];
+            sxx += encodeBytes[i] * encodeBytes[i];
+            sxy += encodeBytes[i] * encodeSeconds[i];
+        }
+        double d = n * sxx - sx * sx;
+        if (n < 2 || d <= 0) {
+            return fallback;
+        }
+        double perByte = Math.max(0, (n * sxy - sx * sy) / d);
+        double header = Math.max(0, (sy - perByte * sx) / n);
+        return new double[] {header, perByte};
+    }
+
+    /** The context the oracle should decide on now, completing {@code base} with what was measured. */
+    public StreamContext context(StreamContext base) {
+        double rate = eventsPerSecond();
+        double size = eventBytes();
+        double[] encode = encodeCost(new double[] {base.encodeHeaderSeconds(), base.encodeSecondsPerByte()});
+        return new StreamContext(
+                Double.isFinite(rate) && rate > 0 ? rate : base.eventsPerSecond(),
+                Double.isNaN(size) ? base.eventBytes() : size,
+                encode[0], encode[1], base.decodeHeaderSeconds(), base.decodeSecondsPerByte(),
+                base.transportOverheadBytes(), base.encodingOverheadBytes(), link(base.link()), base.cores(),
+                base.maxEventDelaySeconds());
+    }
+
+    /** How long until the link should be probed again (intrusiveness control). */
+    public long nextProbeIntervalNanos() {
+        return probeNanos;
+    }
+
+    private void adaptProbeInterval() {
+        double deviation = Math.sqrt(residualSquares);
+        if (deviation < LOW_VARIATION) {
+            probeNanos = Math.min(maxProbeNanos, probeNanos * 2);
+        } else if (deviation > HIGH_VARIATION) {
+            probeNanos = Math.max(minProbeNanos, probeNanos / 2);
+        }
+    }
+}

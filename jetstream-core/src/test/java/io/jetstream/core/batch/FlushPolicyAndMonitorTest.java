@@ -1,0 +1,102 @@
+package io.jetstream.core.batch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/** The flush decision and the monitors, in virtual time. */
+class FlushPolicyAndMonitorTest {
+
+    @Test
+    void dataLeavesAtTheSizeTargetOrTheDeadlineWhicheverComesFirst() {
+        FlushPolicy policy = new FlushPolicy(1_000, 5_000_000);
+        assertEquals(FlushPolicy.NO_DEADLINE, policy.deadlineNanos());
+        assertFalse(policy.isDue(Long.MAX_VALUE / 2));
+        assertFalse(policy.onRecord(400, 100));
+        assertEquals(100 + 5_000_000, policy.deadlineNanos(), "the oldest pending record sets the deadline");
+        assertFalse(policy.onRecord(400, 2_000_000));
+        assertFalse(policy.isDue(5_000_099));
+        assertTrue(policy.isDue(5_000_100));
+        assertTrue(policy.onRecord(200, 3_000_000), "1,000 bytes reached");
+        policy.onFlush(FlushPolicy.Reason.SIZE);
+        assertEquals(0, policy.pendingBytes());
+        assertEquals(FlushPolicy.NO_DEADLINE, policy.deadlineNanos());
+        policy.onRecord(10, 10_000_000);
+        policy.onFlush(FlushPolicy.Reason.DEADLINE);
+        policy.onFlush(FlushPolicy.Reason.DEADLINE); // empty: not counted
+        assertEquals(1, policy.flushes(FlushPolicy.Reason.SIZE));
+        assertEquals(1, policy.flushes(FlushPolicy.Reason.DEADLINE));
+        assertThrows(IllegalArgumentException.class, () -> policy.setTargets(0, 1));
+    }
+
+    @Test
+    void oracleDecisionBecomesBytesAndTheUsersDelay() {
+        FlushPolicy policy = new FlushPolicy(1, 1);
+        BatchDecision d = new BatchOracle(10_000, 1, 0.1).decide(LatencyModelTest.CONTEXT);
+        policy.apply(d, 1_000, 7_000_000);
+        assertEquals(d.batchSize() * 1_000, policy.targetBytes());
+        assertEquals(7_000_000, policy.maxDelayNanos());
+    }
+
+    @Test
+    void monitorMeasuresRateOverTheLastArrivalsAndSizeByMovingAverage() {
+        StreamMonitor monitor = new StreamMonitor(0.1, 16, 1_000, 1_000_000);
+        assertTrue(Double.isNaN(monitor.eventsPerSecond()));
+        for (int i = 0; i < 100; i++) {
+            monitor.onEvent(200, i * 10_000_000L); // 100 ev/s
+        }
+        assertEquals(100, monitor.eventsPerSecond(), 1e-9);
+        assertEquals(200, monitor.eventBytes(), 1e-9);
+        long t = 99 * 10_000_000L;
+        for (int i = 1; i <= StreamMonitor.RATE_WINDOW; i++) {
+            monitor.onEvent(200, t + i * 20_000L); // step to 50,000 ev/s
+        }
+        assertEquals(50_000, monitor.eventsPerSecond(), 1e-6, "a step is measured within the window");
+    }
+
+    @Test
+    void linkFitKeepsEverySizeAndProbingBacksOffWhenTheLinkIsSteady() {
+        StreamMonitor monitor = new StreamMonitor(0.1, 16, 1_000, 64_000);
+        ThroughputCurve truth = new ThroughputCurve(0.001, 1e8);
+        ThroughputCurve prior = new ThroughputCurve(0.5, 1);
+        assertSame(prior, monitor.link(prior), "no fit from nothing");
+        monitor.onTransfer(4_096, truth.transferSeconds(4_096));
+        monitor.onTransfer(65_536, truth.transferSeconds(65_536));
+        for (int i = 0; i < 10_000; i++) {
+            monitor.onTransfer(300, truth.transferSeconds(300)); // a flood of one size
+        }
+        ThroughputCurve fit = monitor.link(prior);
+        assertEquals(0.001, fit.latencySeconds(), 1e-9, "the probes were not crowded out");
+        assertEquals(1e8, fit.stableBytesPerSecond(), 1e-3 * 1e8);
+        assertEquals(64_000, monitor.nextProbeIntervalNanos(), "a steady link is probed at the longest interval");
+    }
+
+    @Test
+    void controllerSendsEveryEventUntilWarmAndThenAppliesTheOracle() {
+        FlushPolicy flush = new FlushPolicy(1, 1);
+        java.util.List<BatchDecision> decisions = new java.util.ArrayList<>();
+        BatchController controller = new BatchController(new StreamMonitor(0.1, 16, 1_000_000, 1_000_000_000),
+                new BatchOracle(10_000, 1, 0.1), flush, LatencyModelTest.CONTEXT, 50_000_000, 10, decisions::add);
+        assertEquals(1, flush.targetBytes(), "latency first until the stream is measured");
+        assertEquals(4 << 10, controller.probeBytesDue(0));
+        assertEquals(16 << 10, controller.probeBytesDue(0));
+        assertEquals(64 << 10, controller.probeBytesDue(0));
+        assertEquals(0, controller.probeBytesDue(1), "then spaced by the monitor's interval");
+        for (long b : new long[] {4 << 10, 16 << 10, 64 << 10}) {
+            controller.onTransfer(b, LatencyModelTest.LINK.transferSeconds(b));
+        }
+        for (int i = 0; i < 9; i++) {
+            controller.onEvent(1_000, i * 1_000_000L); // 1,000 ev/s
+        }
+        assertTrue(decisions.isEmpty());
+        controller.onEvent(1_000, 9_000_000L);
+        assertEquals(1, decisions.size());
+        assertEquals(decisions.get(0).batchSize() * 1_000, flush.targetBytes());
+        controller.onEvent(1_000, 10_000_000L);
+        assertEquals(1, decisions.size(), "next periodic decision only after 50 ms");
+    }
+}

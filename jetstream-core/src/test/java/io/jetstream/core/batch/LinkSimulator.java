@@ -1,0 +1,136 @@
+package io.jetstream.core.batch;
+
+import java.util.SplittableRandom;
+
+/**
+ * A deterministic virtual-time model of a sender and one route: events arrive evenly at a rate, a
+ * batching policy decides when pending events leave, batches queue for the route (FIFO) and take
+ * encode + latency + bytes/bandwidth, with seeded multiplicative jitter. Reports throughput and mean
+ * event latency (arrival to delivery). Used by the adaptive-batching tests; no wall clock anywhere.
+ */
+final class LinkSimulator {
+    /** A batching policy under test. */
+    interface Policy {
+        /** Called once per event, before it is added; may reconfigure {@code flush}. */
+        default void beforeEvent(long nowNanos, int bytes) {}
+
+        /** Bytes of a link probe to send now (occupies the route like a batch), or 0. */
+        default long probeBytes(long nowNanos) {
+            return 0;
+        }
+
+        /** Observed transfer of a batch (what a real transport's monitor would see). */
+        default void afterTransfer(long bytes, double seconds) {}
+
+        FlushPolicy flush();
+
+        String name();
+    }
+
+    record Result(String policy, double throughput, double meanLatencySeconds, long delivered) {}
+
+    final double latencySeconds;
+    final double bandwidth;
+    final double jitter;
+    final double encodeHeader;
+    final double encodePerByte;
+    final int overheadBytes;
+
+    LinkSimulator(double latencySeconds, double bandwidth, double jitter, double encodeHeader, double encodePerByte, int overheadBytes) {
+        this.latencySeconds = latencySeconds;
+        this.bandwidth = bandwidth;
+        this.jitter = jitter;
+        this.encodeHeader = encodeHeader;
+        this.encodePerByte = encodePerByte;
+        this.overheadBytes = overheadBytes;
+    }
+
+    /**
+     * One phase of {@code seconds} at {@code rate} events/s of {@code eventBytes}, from an idle link.
+     * The policy sees virtual time {@code startNanos} + time in the phase, so a controller used over
+     * several phases sees one continuous clock.
+     */
+    Result run(Policy policy, double rate, int eventBytes, double seconds, long seed, long startNanos) {
+        SplittableRandom random = new SplittableRandom(seed);
+        long events = Math.round(rate * seconds);
+        long endNanos = (long) (seconds * 1e9);
+        long gapNanos = (long) (1e9 / rate);
+        long[] arrivals = new long[(int) Math.min(events, 1_000_000)];
+        int pending = 0;
+        double routeFreeAt = 0;
+        double latencySum = 0;
+        long delivered = 0;
+        FlushPolicy flush = policy.flush();
+        flush.onFlush(FlushPolicy.Reason.EXPLICIT);
+        for (long i = 0; i <= events; i++) {
+            long now = i < events ? i * gapNanos : endNanos;
+            // A deadline that passed before this event fires first (a real transport's flusher).
+            long deadline = flush.deadlineNanos() - startNanos;
+            if (pending > 0 && deadline <= now) {
+                double done = send(policy, arrivals, pending, eventBytes, deadline / 1e9, routeFreeAt, random);
+                routeFreeAt = done;
+                if (done <= seconds) {
+                    for (int k = 0; k < pending; k++) {
+                        latencySum += done - arrivals[k] / 1e9;
+                    }
+                    delivered += pending;
+                }
+                pending = 0;
+                flush.onFlush(FlushPolicy.Reason.DEADLINE);
+            }
+            if (i == events) {
+                break;
+            }
+            long probe = policy.probeBytes(startNanos + now);
+            if (probe > 0) {
+                double noise = Math.max(0.5, 1 + jitter * random.nextGaussian(0, 1));
+                double transfer = (latencySeconds + (probe + overheadBytes) / bandwidth) * noise;
+                routeFreeAt = Math.max(now / 1e9, routeFreeAt) + transfer;
+                policy.afterTransfer(probe + overheadBytes, transfer);
+            }
+            policy.beforeEvent(startNanos + now, eventBytes);
+            flush = policy.flush();
+            arrivals[pending++] = now;
+            if (flush.onRecord(eventBytes, startNanos + now) || pending == arrivals.length) {
+                double done = send(policy, arrivals, pending, eventBytes, now / 1e9, routeFreeAt, random);
+                routeFreeAt = done;
+                if (done <= seconds) {
+                    for (int k = 0; k < pending; k++) {
+                        latencySum += done - arrivals[k] / 1e9;
+                    }
+                    delivered += pending;
+                }
+                pending = 0;
+                flush.onFlush(FlushPolicy.Reason.SIZE);
+            }
+        }
+        return new Result(policy.name(), delivered / seconds, delivered == 0 ? Double.POSITIVE_INFINITY : latencySum / delivered, delivered);
+    }
+
+    /** Sends a batch ready at {@code readySeconds}; returns when it is delivered. */
+    private double send(Policy policy, long[] arrivals, int count, int eventBytes, double readySeconds, double routeFreeAt,
+            SplittableRandom random) {
+        long bytes = (long) count * eventBytes;
+        double encode = encodeHeader + encodePerByte * bytes;
+        double noise = Math.max(0.5, 1 + jitter * random.nextGaussian(0, 1)) ;
+        double transfer = (latencySeconds + (bytes + overheadBytes) / bandwidth) * noise;
+        double start = Math.max(readySeconds + encode, routeFreeAt);
+        policy.afterTransfer(bytes + overheadBytes, transfer);
+        return start + transfer;
+    }
+
+    static Policy fixed(String name, int targetBytes, long delayNanos) {
+        FlushPolicy flush = new FlushPolicy(targetBytes, delayNanos);
+        return new Policy() {
+            @Override
+            public FlushPolicy flush() {
+                return flush;
+            }
+
+            @Override
+            public String name() {
+                return name;
+            }
+        };
+    }
+}
