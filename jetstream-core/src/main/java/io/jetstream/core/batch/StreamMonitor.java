@@ -141,20 +141,12 @@ public final class StreamMonitor {
 
     /** {tHe, tDe} fitted from encode samples, or {@code fallback} while not enough are known. */
     public double[] encodeCost(double[] fallback) {
-        int n = Math.min(encodes, encodeBytes.length);
-        double sx = 0, sy = 0, sxx = 0, sxy = 0;
-        for (int i = 0; i < n; i++) {
-            sx += encodeBytes[i];
-            sy += encodeSeconds[i];
-            sxx += encodeBytes[i] * encodeBytes[i];
-            sxy += encodeBytes[i] * encodeSeconds[i];
-        }
-        double d = n * sxx - sx * sx;
-        if (n < 2 || d <= 0) {
+        LineFit line = LineFit.of(encodeBytes, encodeSeconds, Math.min(encodes, encodeBytes.length));
+        if (line == null) {
             return fallback;
         }
-        double perByte = Math.max(0, (n * sxy - sx * sy) / d);
-        double header = Math.max(0, (sy - perByte * sx) / n);
+        double perByte = Math.max(0, line.slope());
+        double header = Math.max(0, line.intercept());
         return new double[] {header, perByte};
     }
 

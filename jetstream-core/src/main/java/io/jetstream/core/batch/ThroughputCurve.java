@@ -39,22 +39,15 @@ public record ThroughputCurve(double latencySeconds, double stableBytesPerSecond
         if (count < 2) {
             throw new IllegalArgumentException("need at least 2 samples, got " + count);
         }
-        double sx = 0, sy = 0, sxx = 0, sxy = 0;
-        for (int i = 0; i < count; i++) {
-            sx += bytes[i];
-            sy += seconds[i];
-            sxx += bytes[i] * bytes[i];
-            sxy += bytes[i] * seconds[i];
-        }
-        double denominator = count * sxx - sx * sx;
-        if (denominator <= 0) {
+        LineFit line = LineFit.of(bytes, seconds, count);
+        if (line == null) {
             throw new IllegalArgumentException("samples need at least two distinct sizes");
         }
-        double slope = (count * sxy - sx * sy) / denominator;
-        double intercept = (sy - slope * sx) / count;
+        double intercept = line.intercept();
+        double slope = line.slope();
         if (intercept < 0) {
             intercept = 0;
-            slope = sxy / sxx;
+            slope = LineFit.slopeThroughOrigin(bytes, seconds, count);
         }
         if (!(slope > 0)) {
             throw new IllegalArgumentException("transfer time does not grow with size: slope " + slope);

@@ -58,8 +58,8 @@ final class LinkSimulator {
         long[] arrivals = new long[(int) Math.min(events, 1_000_000)];
         int pending = 0;
         double routeFreeAt = 0;
-        double latencySum = 0;
-        long delivered = 0;
+        latencySum = 0;
+        delivered = 0;
         FlushPolicy flush = policy.flush();
         flush.onFlush(FlushPolicy.Reason.EXPLICIT);
         for (long i = 0; i <= events; i++) {
@@ -67,14 +67,8 @@ final class LinkSimulator {
             // A deadline that passed before this event fires first (a real transport's flusher).
             long deadline = flush.deadlineNanos() - startNanos;
             if (pending > 0 && deadline <= now) {
-                double done = send(policy, arrivals, pending, eventBytes, deadline / 1e9, routeFreeAt, random);
-                routeFreeAt = done;
-                if (done <= seconds) {
-                    for (int k = 0; k < pending; k++) {
-                        latencySum += done - arrivals[k] / 1e9;
-                    }
-                    delivered += pending;
-                }
+                routeFreeAt = send(policy, arrivals, pending, eventBytes, deadline / 1e9, routeFreeAt, random);
+                account(arrivals, pending, routeFreeAt, seconds);
                 pending = 0;
                 flush.onFlush(FlushPolicy.Reason.DEADLINE);
             }
@@ -92,19 +86,27 @@ final class LinkSimulator {
             flush = policy.flush();
             arrivals[pending++] = now;
             if (flush.onRecord(eventBytes, startNanos + now) || pending == arrivals.length) {
-                double done = send(policy, arrivals, pending, eventBytes, now / 1e9, routeFreeAt, random);
-                routeFreeAt = done;
-                if (done <= seconds) {
-                    for (int k = 0; k < pending; k++) {
-                        latencySum += done - arrivals[k] / 1e9;
-                    }
-                    delivered += pending;
-                }
+                routeFreeAt = send(policy, arrivals, pending, eventBytes, now / 1e9, routeFreeAt, random);
+                account(arrivals, pending, routeFreeAt, seconds);
                 pending = 0;
                 flush.onFlush(FlushPolicy.Reason.SIZE);
             }
         }
         return new Result(policy.name(), delivered / seconds, delivered == 0 ? Double.POSITIVE_INFINITY : latencySum / delivered, delivered);
+    }
+
+    // Totals of the phase being run (a simulator runs one phase at a time).
+    private double latencySum;
+    private long delivered;
+
+    /** Counts a batch delivered at {@code doneSeconds}, if within the phase. */
+    private void account(long[] arrivals, int count, double doneSeconds, double phaseSeconds) {
+        if (doneSeconds <= phaseSeconds) {
+            for (int k = 0; k < count; k++) {
+                latencySum += doneSeconds - arrivals[k] / 1e9;
+            }
+            delivered += count;
+        }
     }
 
     /** Sends a batch ready at {@code readySeconds}; returns when it is delivered. */
