@@ -34,23 +34,30 @@ public final class Demo {
         List<String> earlier = new ArrayList<>();
         if (!only.equals("storm")) {
             System.out.println("Flink: MiniCluster, 2 TaskManagers x 1 slot, keyed exchange between them ...");
-            for (int round = 1; round <= rounds; round++) {
-                PathResult stock = FlinkComparison.stock(3_000_000, 5_000, 3);
-                PathResult ours = FlinkComparison.jetstream(3_000_000, 5_000, 3);
-                keep(round, rounds, stock, ours, results, earlier);
-            }
+            compare(rounds, () -> FlinkComparison.stock(3_000_000, 5_000, 3),
+                    () -> FlinkComparison.jetstream(3_000_000, 5_000, 3), results, earlier);
         }
         if (!only.equals("flink")) {
             System.out.println("Storm: LocalCluster, distributed transport, 2 workers ...");
-            for (int round = 1; round <= rounds; round++) {
-                PathResult stock = StormComparison.stock(60_000, 2_000, 3);
-                PathResult ours = StormComparison.jetstream(60_000, 2_000, 3);
-                keep(round, rounds, stock, ours, results, earlier);
-            }
+            compare(rounds, () -> StormComparison.stock(60_000, 2_000, 3),
+                    () -> StormComparison.jetstream(60_000, 2_000, 3), results, earlier);
         }
         print(results);
         earlier.forEach(System.out::println);
         System.exit(0); // LocalCluster and MiniCluster leave non-daemon threads behind.
+    }
+
+    /** One engine's side of the demo, run on its own cluster. */
+    interface Run {
+        PathResult run() throws Exception;
+    }
+
+    /** Runs stock and JetStream alternately for {@code rounds} rounds, tabling the last one. */
+    private static void compare(int rounds, Run stockRun, Run oursRun, List<PathResult> results, List<String> earlier)
+            throws Exception {
+        for (int round = 1; round <= rounds; round++) {
+            keep(round, rounds, stockRun.run(), oursRun.run(), results, earlier);
+        }
     }
 
     private static void keep(int round, int rounds, PathResult stock, PathResult ours,

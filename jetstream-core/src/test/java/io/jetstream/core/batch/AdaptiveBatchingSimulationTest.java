@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The adaptive policy (monitor → oracle → flush policy) against static batch sizes and fixed flush
@@ -22,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * Only the 50,000 × 224 B phase is strictly below every static setting.
  */
 class AdaptiveBatchingSimulationTest {
+    private static final Logger LOG = LoggerFactory.getLogger(AdaptiveBatchingSimulationTest.class);
     /** 1 Gbit/s route with 1 ms per send and 10 % jitter; encoding 20 µs + 0.5 ns per byte. */
     static final LinkSimulator LINK = new LinkSimulator(0.001, 125_000_000, 0.10, 20e-6, 0.5e-9, 66);
     static final double PHASE_SECONDS = 10;
@@ -86,10 +89,10 @@ class AdaptiveBatchingSimulationTest {
             adaptive.decisions.clear();
             LinkSimulator.Result ours = LINK.run(adaptive, rate, size, PHASE_SECONDS, seed, clock);
             if (Boolean.getBoolean("jetstream.sim.trace")) {
-                System.out.println("  fitted link: " + adaptive.controller.monitor().link(null));
-                adaptive.decisions.stream().limit(5).forEach(d -> System.out.printf(Locale.ROOT,
-                        "  decision b=%d rate=%.0f predicted=%.3f ms%n", d.batchSize(),
-                        d.batchSize() / 2.0 / d.estimate().batching(), d.predictedLatency() * 1e3));
+                LOG.info("fitted link: {}", adaptive.controller.monitor().link(null));
+                adaptive.decisions.stream().limit(5).forEach(d -> LOG.info(String.format(Locale.ROOT,
+                        "decision b=%d rate=%.0f predicted=%.3f ms", d.batchSize(),
+                        d.batchSize() / 2.0 / d.estimate().batching(), d.predictedLatency() * 1e3)));
             }
             clock += (long) (PHASE_SECONDS * 1e9);
             double bestThroughput = statics.stream().mapToDouble(LinkSimulator.Result::throughput).max().orElseThrow();
@@ -108,6 +111,6 @@ class AdaptiveBatchingSimulationTest {
             }
             seed++;
         }
-        System.out.println("Adaptive batching simulation:" + report);
+        LOG.info("Adaptive batching simulation:{}", report);
     }
 }

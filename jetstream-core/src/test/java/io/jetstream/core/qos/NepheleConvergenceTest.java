@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Nephele's buffer sizing in virtual time on a modelled channel (128-byte items, 100 µs of overhead
@@ -12,6 +14,7 @@ import org.junit.jupiter.api.Test;
  * buffer grows back until throughput is at least 95 % of what the largest buffer achieves.
  */
 class NepheleConvergenceTest {
+    private static final Logger LOG = LoggerFactory.getLogger(NepheleConvergenceTest.class);
     static final double ITEM = 128;
     static final double OVERHEAD = 100e-6;
     static final double BANDWIDTH = 100e6;
@@ -73,7 +76,7 @@ class NepheleConvergenceTest {
         }
         assertTrue(throughput >= 0.95 * best, "throughput " + throughput + " of " + best + " after " + intervals
                 + " intervals; buffer " + buffers.get("e1").bytes());
-        System.out.printf("Nephele: constraint met after %d interval(s); throughput recovered after %d intervals (buffer %d B)%n",
+        LOG.info("Nephele: constraint met after {} interval(s); throughput recovered after {} intervals (buffer {} B)",
                 metAt, intervals, buffers.get("e1").bytes());
     }
 }
