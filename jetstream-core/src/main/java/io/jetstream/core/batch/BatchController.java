@@ -1,7 +1,5 @@
 package io.jetstream.core.batch;
 
-import java.util.function.Consumer;
-
 /**
  * The adaptive batching loop of one channel: measure ({@link StreamMonitor}), decide
  * ({@link BatchOracle}) every {@code decisionIntervalNanos}, apply to the channel's
@@ -22,7 +20,7 @@ public final class BatchController {
     private final long decisionIntervalNanos;
     private final long warmupEvents;
     private final long maxDelayNanos;
-    private final Consumer<BatchDecision> listener;
+    private final BatchListener listener;
 
     /** Probe sizes cycled through: the link's curve needs distinct sizes (JetStream §4, Transfer Module). */
     static final long[] PROBE_BYTES = {4 << 10, 16 << 10, 64 << 10};
@@ -40,10 +38,10 @@ public final class BatchController {
 
     /**
      * @param prior what is assumed until measured (costs, overheads, cores, the user's max delay)
-     * @param listener receives every decision (metrics); may be {@code d -> {}}
+     * @param listener receives every decision (metrics); may be {@link BatchListener#NONE}
      */
     public BatchController(StreamMonitor monitor, BatchOracle oracle, FlushPolicy flush, StreamContext prior,
-            long decisionIntervalNanos, long warmupEvents, Consumer<BatchDecision> listener) {
+            long decisionIntervalNanos, long warmupEvents, BatchListener listener) {
         this.monitor = monitor;
         this.oracle = oracle;
         this.flush = flush;
@@ -65,7 +63,7 @@ public final class BatchController {
             last = oracle.decide(measured);
             flush.apply(last, measured.eventBytes(), maxDelayNanos);
             nextDecisionNanos = nowNanos + decisionIntervalNanos;
-            listener.accept(last);
+            listener.onDecision(last);
         }
     }
 
@@ -97,6 +95,14 @@ public final class BatchController {
     /** A batch or probe of {@code bytes} took {@code seconds} on the wire. */
     public void onTransfer(long bytes, double seconds) {
         monitor.onTransfer(bytes, seconds);
+    }
+
+    /**
+     * The transport measured the mean latency of events delivered under the current decision (for
+     * example from acknowledgements); reported to the listener next to the prediction.
+     */
+    public void onMeasuredLatency(double seconds) {
+        listener.onMeasuredLatency(last == null ? Double.NaN : last.predictedLatency(), seconds);
     }
 
     /** The last decision, or null during warm-up. */

@@ -95,6 +95,19 @@ public final class ConfigOption<T> {
                 v -> v >= min && v <= max);
     }
 
+    /** A finite double option within {@code [min, max]}. */
+    public static ConfigOption<Double> doubleOption(
+            String key, double defaultValue, double min, double max, String description) {
+        return new ConfigOption<>(
+                key,
+                "double",
+                defaultValue,
+                min + " to " + max,
+                description,
+                s -> Double.valueOf(s.trim()),
+                v -> Double.isFinite(v) && v >= min && v <= max);
+    }
+
     /** A non-empty string option. */
     public static ConfigOption<String> stringOption(String key, String defaultValue, String description) {
         return new ConfigOption<>(

@@ -1,13 +1,21 @@
 package io.jetstream.core.config;
 
+import io.jetstream.core.batch.BatchOptions;
+import io.jetstream.core.qos.QosOptions;
 import io.jetstream.core.ring.RingOptions;
 import org.junit.jupiter.api.Test;
 
 /** docs/configuration.md lists exactly the options jetstream-core declares. */
 class ConfigurationDocsTest {
+    private static final String SCOPE_NOTE = "Storm and JStorm keys; Flink under its prefix";
+
     @Test
     void referenceMatchesTheCode() throws Exception {
         ConfigurationDocsCheck.checkSection(
-                "core-ring", ConfigurationDocs.render(ConfigScope.STORM, "Storm and JStorm keys; Flink under its prefix", RingOptions.GROUP));
+                "core-ring", ConfigurationDocs.render(ConfigScope.STORM, SCOPE_NOTE, RingOptions.GROUP));
+        ConfigurationDocsCheck.checkSection(
+                "core-batch", ConfigurationDocs.render(ConfigScope.STORM, SCOPE_NOTE, BatchOptions.GROUP));
+        ConfigurationDocsCheck.checkSection(
+                "core-qos", ConfigurationDocs.render(ConfigScope.STORM, SCOPE_NOTE, QosOptions.GROUP));
     }
 }
