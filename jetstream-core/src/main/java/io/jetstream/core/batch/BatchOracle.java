@@ -117,7 +117,7 @@ public final class BatchOracle {
             if (!(LatencyModel.cpuRatio(c, batch) * batching * routes < transferOne + encoding)) {
                 return Double.POSITIVE_INFINITY; // the paper's literal line 10
             }
-            double formation = 2 * batching; // time to form one batch: b / rate
+            double formation = batch / c.eventsPerSecond(); // time to form one batch
             if ((routes - 1) * formation > transferOne + encoding) {
                 return Double.POSITIVE_INFINITY; // §3.6: fewer batches form per transfer than routes
             }

@@ -1,9 +1,9 @@
 package io.jetstream.core.batch;
 
 /** Ordinary least squares of y = intercept + slope·x: the one fit the monitors use. */
-record LineFit(double intercept, double slope) {
+public record LineFit(double intercept, double slope) {
     /** The fit over the first {@code n} points, or null with fewer than two distinct x. */
-    static LineFit of(double[] x, double[] y, int n) {
+    public static LineFit of(double[] x, double[] y, int n) {
         double sx = 0, sy = 0, sxx = 0, sxy = 0;
         for (int i = 0; i < n; i++) {
             sx += x[i];
@@ -20,7 +20,7 @@ record LineFit(double intercept, double slope) {
     }
 
     /** The slope of the fit through the origin. */
-    static double slopeThroughOrigin(double[] x, double[] y, int n) {
+    public static double slopeThroughOrigin(double[] x, double[] y, int n) {
         double sxx = 0, sxy = 0;
         for (int i = 0; i < n; i++) {
             sxx += x[i] * x[i];

@@ -139,11 +139,13 @@ public final class StreamMonitor {
         return fit == null ? fallback : fit;
     }
 
-    /** {tHe, tDe} fitted from encode samples, or {@code fallback} while not enough are known. */
+    /** {tHe, tDe} fitted from encode samples (through the origin while one size was seen), or {@code fallback} before any. */
     public double[] encodeCost(double[] fallback) {
-        LineFit line = LineFit.of(encodeBytes, encodeSeconds, Math.min(encodes, encodeBytes.length));
+        int n = Math.min(encodes, encodeBytes.length);
+        LineFit line = LineFit.of(encodeBytes, encodeSeconds, n);
         if (line == null) {
-            return fallback;
+            // One batch size so far: all of the cost per byte is the best a single size can tell.
+            return n == 0 ? fallback : new double[] {0, Math.max(0, LineFit.slopeThroughOrigin(encodeBytes, encodeSeconds, n))};
         }
         double perByte = Math.max(0, line.slope());
         double header = Math.max(0, line.intercept());

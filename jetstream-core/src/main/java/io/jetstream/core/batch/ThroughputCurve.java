@@ -33,7 +33,8 @@ public record ThroughputCurve(double latencySeconds, double stableBytesPerSecond
     /**
      * Least-squares fit of {@code T(B) = α + B / β} to measured (bytes, seconds) samples. Needs two
      * distinct sizes; a negative intercept (noise) is clamped to 0 and the slope refitted through
-     * the origin.
+     * the origin; a time that does not grow with size gives the mean time as latency and the
+     * fastest observed throughput as the stable one.
      */
     public static ThroughputCurve fit(double[] bytes, double[] seconds, int count) {
         if (count < 2) {
@@ -50,7 +51,16 @@ public record ThroughputCurve(double latencySeconds, double stableBytesPerSecond
             slope = LineFit.slopeThroughOrigin(bytes, seconds, count);
         }
         if (!(slope > 0)) {
-            throw new IllegalArgumentException("transfer time does not grow with size: slope " + slope);
+            // Within the noise, time does not grow with size (a link much faster than the sizes
+            // probed, such as loopback): the mean time is the per-send latency, and the fastest
+            // throughput observed is a lower bound of the stable one.
+            double sum = 0;
+            double fastest = 0;
+            for (int i = 0; i < count; i++) {
+                sum += seconds[i];
+                fastest = Math.max(fastest, bytes[i] / seconds[i]);
+            }
+            return new ThroughputCurve(sum / count, fastest);
         }
         return new ThroughputCurve(intercept, 1 / slope);
     }

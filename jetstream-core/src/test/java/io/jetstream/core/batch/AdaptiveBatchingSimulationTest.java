@@ -2,6 +2,7 @@ package io.jetstream.core.batch;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jetstream.core.plot.Chart;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -36,15 +37,21 @@ class AdaptiveBatchingSimulationTest {
         /** Starting guesses for what is not measured yet. */
         static final StreamContext PRIOR = new StreamContext(1_000, 500, 50e-6, 1e-9, 0, 0, 66, 0,
                 new ThroughputCurve(0.005, 10_000_000), 2, MAX_EVENT_DELAY);
-        final java.util.List<BatchDecision> decisions = new java.util.ArrayList<>();
+        final List<BatchDecision> decisions = new ArrayList<>();
+        /** Virtual time (s) and chosen batch size of every decision across the trace, for the figure. */
+        final List<double[]> trace = new ArrayList<>();
+        private long now;
         final BatchController controller = new BatchController(
                 new StreamMonitor(0.05, 64, 500_000_000, 10_000_000_000L),
                 new BatchOracle(100_000, 1, 0.10),
-                new FlushPolicy(1, 1), PRIOR, 50_000_000, 20, decisions::add);
-
+                new FlushPolicy(1, 1), PRIOR, 50_000_000, 20, decision -> {
+                    decisions.add(decision);
+                    trace.add(new double[] {now / 1e9, decision.batchSize()});
+                });
 
         @Override
         public void beforeEvent(long nowNanos, int bytes) {
+            now = nowNanos;
             controller.onEvent(bytes, nowNanos);
         }
 
@@ -70,7 +77,8 @@ class AdaptiveBatchingSimulationTest {
     }
 
     @Test
-    void adaptiveMatchesTheBestStaticThroughputWithLowerLatencyInEveryPhase() {
+    void adaptiveMatchesTheBestStaticThroughputWithLowerLatencyInEveryPhase() throws Exception {
+        List<Chart.Panel> panels = new ArrayList<>();
         double[][] phases = {{100, 224}, {50_000, 224}, {100, 800}, {50_000, 800}};
         Adaptive adaptive = new Adaptive(); // one controller across the whole trace: it must re-adapt
         StringBuilder report = new StringBuilder();
@@ -102,6 +110,13 @@ class AdaptiveBatchingSimulationTest {
             }
             report.append(String.format(Locale.ROOT, "  %-14s %,12.0f ev/s  %10.3f ms%n", "adaptive", ours.throughput(), ours.meanLatencySeconds() * 1e3));
 
+            Chart.Panel panel = new Chart.Panel(String.format(Locale.ROOT, "%,.0f ev/s x %d B (grey: reaches 95 %% of best throughput)", rate, size),
+                    "policy", "mean event latency (ms, log)", true);
+            for (LinkSimulator.Result r : statics) {
+                panel.bar(r.policy(), r.meanLatencySeconds() * 1e3, r.throughput() >= 0.95 * bestThroughput ? 1 : 2);
+            }
+            panels.add(panel.bar("adaptive", ours.meanLatencySeconds() * 1e3, 0));
+
             assertTrue(ours.throughput() >= 0.95 * bestThroughput, "throughput below 95 % of the best static" + report);
             for (LinkSimulator.Result r : statics) {
                 if (r.throughput() >= 0.95 * ours.throughput()) {
@@ -112,5 +127,20 @@ class AdaptiveBatchingSimulationTest {
             seed++;
         }
         LOG.info("Adaptive batching simulation:{}", report);
+        Chart.write("adaptive-batching-phases.png", 2, panels);
+        double[] t = adaptive.trace.stream().mapToDouble(d -> d[0]).toArray();
+        double[] b = adaptive.trace.stream().mapToDouble(d -> d[1]).toArray();
+        double[] phaseTimes = new double[2 * phases.length];
+        double[] phaseRates = new double[2 * phases.length];
+        for (int i = 0; i < phases.length; i++) {
+            phaseTimes[2 * i] = i * PHASE_SECONDS;
+            phaseTimes[2 * i + 1] = (i + 1) * PHASE_SECONDS;
+            phaseRates[2 * i] = phaseRates[2 * i + 1] = phases[i][0];
+        }
+        Chart.write("adaptive-batching-trace.png", 1, List.of(
+                new Chart.Panel("Batch size chosen over the trace (224 B, then 800 B events)", "virtual time (s)", "events per batch (log)", true)
+                        .line("adaptive batch size", t, b),
+                new Chart.Panel("Event rate of the trace", "virtual time (s)", "events/s (log)", true)
+                        .line("rate", phaseTimes, phaseRates)));
     }
 }

@@ -37,6 +37,11 @@ class LatencyModelTest {
         ThroughputCurve origin = ThroughputCurve.fit(new double[] {1, 2}, new double[] {0.5, 2}, 2);
         assertEquals(0, origin.latencySeconds());
         assertThrows(IllegalArgumentException.class, () -> ThroughputCurve.fit(new double[] {1, 1}, new double[] {1, 2}, 2));
+        // Time that does not grow with size (loopback probed with small messages): mean latency,
+        // fastest observed throughput.
+        ThroughputCurve flat = ThroughputCurve.fit(new double[] {4_000, 64_000}, new double[] {20e-6, 18e-6}, 2);
+        assertEquals(19e-6, flat.latencySeconds(), 1e-15);
+        assertEquals(64_000 / 18e-6, flat.stableBytesPerSecond(), 1e-3);
         assertThrows(IllegalArgumentException.class, () -> ThroughputCurve.fit(bytes, seconds, 1));
     }
 
@@ -44,7 +49,7 @@ class LatencyModelTest {
     void componentsMatchHandComputedValues() {
         int b = 10; // B = 10,000 bytes
         assertEquals(10_000, LatencyModel.batchBytes(CONTEXT, b), EPS);
-        assertEquals(10 / 2.0 / 1_000, LatencyModel.batching(CONTEXT, b), EPS);                  // 5 ms
+        assertEquals(9 / 2.0 / 1_000, LatencyModel.batching(CONTEXT, b), EPS);                   // 4.5 ms
         assertEquals((100e-6 + 1e-9 * 10_000) / 10, LatencyModel.encoding(CONTEXT, b), EPS);     // 11 µs
         assertEquals((50e-6 + 0.5e-9 * 10_000) / 10, LatencyModel.decoding(CONTEXT, b), EPS);    // 5.5 µs
         double wire = 40 + 10 + 10_000;
@@ -54,7 +59,7 @@ class LatencyModelTest {
         assertEquals(transferOne, LatencyModel.transfer(CONTEXT, b, 1), EPS);
         assertEquals(transferOne / 2, LatencyModel.transfer(CONTEXT, b, 2), EPS);                // 2 routes aggregate
         double encoding = 11e-6;
-        assertEquals(encoding / ((0.005 + encoding) * 2), LatencyModel.cpuRatio(CONTEXT, b), 1e-15);
+        assertEquals(encoding / ((0.0045 + encoding) * 2), LatencyModel.cpuRatio(CONTEXT, b), 1e-15);
     }
 
     @Test

@@ -2,6 +2,8 @@ package io.jetstream.core.qos;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jetstream.core.plot.Chart;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
@@ -44,7 +46,7 @@ class NepheleConvergenceTest {
     }
 
     @Test
-    void meetsTheConstraintAtLowRateAndRecoversThroughputAtHighRate() {
+    void meetsTheConstraintAtLowRateAndRecoversThroughputAtHighRate() throws Exception {
         LatencyConstraint constraint = new LatencyConstraint("50ms",
                 List.of(LatencyConstraint.Element.channel("e1", "source")), 50, 2 * INTERVAL);
         ChannelBuffers buffers = new ChannelBuffers(32_768);
@@ -53,12 +55,15 @@ class NepheleConvergenceTest {
         QosReporter reporter = new QosReporter(INTERVAL, now, manager::onReport);
         Channel channel = new Channel();
 
+        // Per interval, for the figure: buffer size, estimated sequence latency, throughput share of the best.
+        List<double[]> trace = new ArrayList<>();
         int metAt = -1;
         for (int interval = 1; interval <= 10 && metAt < 0; interval++) {
             channel.run(buffers.get("e1").bytes(), 1_000, reporter);
             now += INTERVAL;
             reporter.tick(now);
             manager.evaluate(now);
+            trace.add(new double[] {trace.size() + 1, buffers.get("e1").bytes(), manager.estimate(constraint, now), Double.NaN});
             if (manager.estimate(constraint, now) <= 50) {
                 metAt = interval;
             }
@@ -73,9 +78,21 @@ class NepheleConvergenceTest {
             now += INTERVAL;
             reporter.tick(now);
             manager.evaluate(now);
+            trace.add(new double[] {trace.size() + 1, buffers.get("e1").bytes(), manager.estimate(constraint, now), throughput / best});
         }
         assertTrue(throughput >= 0.95 * best, "throughput " + throughput + " of " + best + " after " + intervals
                 + " intervals; buffer " + buffers.get("e1").bytes());
+        double[] x = trace.stream().mapToDouble(r -> r[0]).toArray();
+        Chart.write("nephele-convergence.png", 1, List.of(
+                new Chart.Panel("Output buffer: 1,000 items/s until the constraint holds, then 500,000",
+                        "measurement interval", "buffer bytes (log)", true)
+                        .line("output buffer", x, trace.stream().mapToDouble(r -> r[1]).toArray()),
+                new Chart.Panel("Estimated sequence latency", "measurement interval", "ms (log)", true)
+                        .line("channel + source task", x, trace.stream().mapToDouble(r -> r[2]).toArray())
+                        .horizontal(50, "constraint 50 ms"),
+                new Chart.Panel("Throughput at 500,000 items/s", "measurement interval", "share of the 64 KiB buffer's", false)
+                        .line("throughput / best", x, trace.stream().mapToDouble(r -> r[3]).toArray())
+                        .horizontal(0.95, "95 %")));
         LOG.info("Nephele: constraint met after {} interval(s); throughput recovered after {} intervals (buffer {} B)",
                 metAt, intervals, buffers.get("e1").bytes());
     }

@@ -1,5 +1,6 @@
 package io.jetstream.benchmarks.ipc;
 
+import io.jetstream.benchmarks.PeerProcess;
 import io.jetstream.core.ring.RingConsumer;
 import io.jetstream.core.ring.RingDirectory;
 import io.jetstream.core.ring.RecordHandler;
@@ -22,7 +23,7 @@ import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * The benchmark JVM's end of a request/response exchange with an echo {@link IpcPeer}, over the
+ * The benchmark JVM's end of a request/response exchange with an echo {@link PeerProcess}, over the
  * shared-memory ring or over Netty TCP loopback (epoll, TCP_NODELAY): the same payloads, the same
  * waiting (a busy spin on the reply), so only the transport differs.
  *
@@ -55,7 +56,7 @@ abstract class IpcEndpoints implements AutoCloseable {
 
     static final class Ring extends IpcEndpoints {
         private final RingConsumer replies;
-        private final IpcPeer echo;
+        private final PeerProcess echo;
         private final RingProducer requests;
         private final UnsafeBuffer payload;
         private final int size;
@@ -72,7 +73,7 @@ abstract class IpcEndpoints implements AutoCloseable {
             int maxRecord = Math.max(1024, size);
             RingSettings settings = IpcPeerMain.settings(dir, capacity, maxRecord);
             replies = RingConsumer.create(settings, "bench-reply-" + id);
-            echo = IpcPeer.start("ring-echo", dir.toString(), "bench-request-" + id, "bench-reply-" + id,
+            echo = PeerProcess.start(IpcPeerMain.class, "ring-echo", dir.toString(), "bench-request-" + id, "bench-reply-" + id,
                     Integer.toString(capacity), Integer.toString(maxRecord), busyEcho ? "busy" : "default");
             requests = RingProducer.attach(settings, "bench-request-" + id);
         }
@@ -97,7 +98,7 @@ abstract class IpcEndpoints implements AutoCloseable {
             }
         }
 
-        IpcPeer peer() {
+        PeerProcess peer() {
             return echo;
         }
 
@@ -110,7 +111,7 @@ abstract class IpcEndpoints implements AutoCloseable {
     }
 
     static final class Netty extends IpcEndpoints {
-        private final IpcPeer echo;
+        private final PeerProcess echo;
         private final NettyEndpoints netty;
         private final Channel channel;
         private final ByteBuf payload;
@@ -118,7 +119,7 @@ abstract class IpcEndpoints implements AutoCloseable {
 
         Netty(int size) throws Exception {
             int port = freePort();
-            echo = IpcPeer.start("netty-echo", Integer.toString(port), Integer.toString(size));
+            echo = PeerProcess.start(IpcPeerMain.class, "netty-echo", Integer.toString(port), Integer.toString(size));
             netty = new NettyEndpoints(true);
             channel = netty.client(port, () -> new ChannelHandler[] {
                 new FixedLengthFrameDecoder(size), new ChannelInboundHandlerAdapter() {
@@ -132,7 +133,7 @@ abstract class IpcEndpoints implements AutoCloseable {
             payload = PooledByteBufAllocator.DEFAULT.directBuffer(size).writeZero(size);
         }
 
-        IpcPeer peer() {
+        PeerProcess peer() {
             return echo;
         }
 

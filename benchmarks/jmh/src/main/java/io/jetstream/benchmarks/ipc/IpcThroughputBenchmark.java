@@ -1,5 +1,6 @@
 package io.jetstream.benchmarks.ipc;
 
+import io.jetstream.benchmarks.PeerProcess;
 import io.jetstream.core.ring.RecordHandler;
 import io.jetstream.core.ring.RingConsumer;
 import io.jetstream.core.ring.RingSettings;
@@ -58,7 +59,7 @@ public class IpcThroughputBenchmark {
     @Param({"1", "2"})
     public int producers;
 
-    private final List<IpcPeer> peers = new ArrayList<>();
+    private final List<PeerProcess> peers = new ArrayList<>();
     private RingConsumer ring;
     private NettyEndpoints netty;
     private Channel server;
@@ -75,7 +76,7 @@ public class IpcThroughputBenchmark {
             RingSettings settings = IpcPeerMain.settings(dir, 8 << 20, Math.max(size, 1024));
             ring = RingConsumer.create(settings, name);
             for (int i = 0; i < producers; i++) {
-                peers.add(IpcPeer.start("ring-flood", dir.toString(), name, Integer.toString(size)));
+                peers.add(PeerProcess.start(IpcPeerMain.class, "ring-flood", dir.toString(), name, Integer.toString(size)));
             }
         } else {
             netty = new NettyEndpoints(true);
@@ -95,7 +96,7 @@ public class IpcThroughputBenchmark {
             });
             int port = NettyEndpoints.port(server);
             for (int i = 0; i < producers; i++) {
-                peers.add(IpcPeer.start("netty-flood", Integer.toString(port), Integer.toString(size)));
+                peers.add(PeerProcess.start(IpcPeerMain.class, "netty-flood", Integer.toString(port), Integer.toString(size)));
             }
         }
     }
@@ -132,7 +133,7 @@ public class IpcThroughputBenchmark {
 
     @TearDown(Level.Trial)
     public void stop() {
-        peers.forEach(IpcPeer::close);
+        peers.forEach(PeerProcess::close);
         peers.clear();
         if (ring != null) {
             ring.close();

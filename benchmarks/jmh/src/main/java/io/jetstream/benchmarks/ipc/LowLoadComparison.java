@@ -1,5 +1,6 @@
 package io.jetstream.benchmarks.ipc;
 
+import io.jetstream.benchmarks.PeerProcess;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
@@ -36,7 +37,7 @@ public final class LowLoadComparison {
 
     private static double[] run(IpcEndpoints endpoints, int seconds) {
         try (endpoints) {
-            IpcPeer peer = endpoints instanceof IpcEndpoints.Ring r ? r.peer() : ((IpcEndpoints.Netty) endpoints).peer();
+            PeerProcess peer = endpoints instanceof IpcEndpoints.Ring r ? r.peer() : ((IpcEndpoints.Netty) endpoints).peer();
             for (int i = 0; i < 2_000; i++) {
                 endpoints.roundTrip(); // warm up
             }

@@ -1,4 +1,4 @@
-package io.jetstream.benchmarks.ipc;
+package io.jetstream.benchmarks;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -11,21 +11,29 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A peer process of an IPC benchmark: a JVM started from this benchmark's class path running
- * {@link IpcPeerMain}, which prints {@code READY} once it serves. Both transports' peers are started
- * the same way, so the two sides of a comparison differ only in the transport.
+ * The far end of a benchmark: a JVM started from this benchmark's class path running a main class
+ * that prints {@code READY} once it serves, optionally under a command prefix (for example
+ * {@code ip netns exec <ns>} to put it behind a shaped link). Both sides of a comparison start
+ * their peers the same way, so they differ only in what is compared.
  */
-final class IpcPeer implements AutoCloseable {
+public final class PeerProcess implements AutoCloseable {
     private final Process process;
     private final BufferedReader output;
+    private String ready;
 
-    private IpcPeer(Process process) {
+    private PeerProcess(Process process) {
         this.process = process;
         this.output = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
     }
 
-    static IpcPeer start(String... args) throws IOException {
-        List<String> command = new ArrayList<>();
+    /** {@code main} in a new JVM on this machine. */
+    public static PeerProcess start(Class<?> main, String... args) throws IOException {
+        return start(List.of(), main, args);
+    }
+
+    /** {@code main} in a new JVM started under {@code prefix} (a command and its arguments). */
+    public static PeerProcess start(List<String> prefix, Class<?> main, String... args) throws IOException {
+        List<String> command = new ArrayList<>(prefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("--add-exports");
         command.add("java.base/jdk.internal.misc=ALL-UNNAMED");
@@ -34,11 +42,25 @@ final class IpcPeer implements AutoCloseable {
         command.add("-Dio.netty.leakDetection.level=disabled");
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
-        command.add(IpcPeerMain.class.getName());
+        command.add(main.getName());
         command.addAll(List.of(args));
-        IpcPeer peer = new IpcPeer(new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start());
+        PeerProcess peer = new PeerProcess(new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start());
         peer.awaitReady(Duration.ofSeconds(30));
         return peer;
+    }
+
+    /** The port the peer printed after {@code READY} (peers that listen on an ephemeral port). */
+    public int readyPort() {
+        String[] words = ready.split(" ");
+        if (words.length < 2) {
+            throw new IllegalStateException("peer printed no port: " + ready);
+        }
+        return Integer.parseInt(words[1]);
+    }
+
+    /** The peer's next line of standard output, or null at its end. */
+    public String readLine() throws IOException {
+        return output.readLine();
     }
 
     private void awaitReady(Duration timeout) throws IOException {
@@ -46,6 +68,7 @@ final class IpcPeer implements AutoCloseable {
         String line;
         while ((line = output.readLine()) != null) {
             if (line.startsWith("READY")) {
+                ready = line;
                 return;
             }
             if (System.nanoTime() > deadline) {
@@ -57,7 +80,7 @@ final class IpcPeer implements AutoCloseable {
     }
 
     /** CPU time the peer has used so far. */
-    Duration cpu() {
+    public Duration cpu() {
         return process.toHandle().info().totalCpuDuration().orElseThrow(
                 () -> new IllegalStateException("this platform reports no process CPU time"));
     }

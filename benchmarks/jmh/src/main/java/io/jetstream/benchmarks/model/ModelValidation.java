@@ -1,0 +1,449 @@
+package io.jetstream.benchmarks.model;
+
+import io.jetstream.benchmarks.PeerProcess;
+import io.jetstream.core.batch.BatchController;
+import io.jetstream.core.batch.BatchListener;
+import io.jetstream.core.batch.BatchOracle;
+import io.jetstream.core.batch.BatchSettings;
+import io.jetstream.core.batch.FlushPolicy;
+import io.jetstream.core.batch.LatencyEstimate;
+import io.jetstream.core.batch.LatencyModel;
+import io.jetstream.core.batch.LineFit;
+import io.jetstream.core.batch.StreamContext;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.TreeSet;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * JetStream's latency model against a real link (issue 4, "against reality"): for each scenario
+ * (link, event size, rate) a sender JVM streams paced events to a receiver JVM over TCP.
+ *
+ * <ol>
+ *   <li>Calibration: after a warm-up run of the same loop (JIT, socket buffers), the production loop ({@link BatchSettings#newController}: monitor, link probes,
+ *       oracle, flush policy) runs the stream for a while; its monitor's measured context (rate,
+ *       event size, encode cost, fitted link) plus the decode cost fitted from the receiver's
+ *       replies is frozen.
+ *   <li>Sweep: the stream runs with fixed batch sizes 1, 2, 4, … up to the delay cap and the
+ *       oracle's pick; each point measures every component and the mean event latency, next to the
+ *       frozen model's prediction for that batch size.
+ *   <li>Verdicts: each component and the total within 20 % of the prediction where the component
+ *       is at least 5 % of the total (smaller ones are reported, not judged); the oracle's pick
+ *       within 5 % of the latency of the empirically best batch size.
+ * </ol>
+ *
+ * Links: {@code loopback} (both JVMs on 127.0.0.1) and {@code tbf} (the receiver in a network
+ * namespace behind a veth pair shaped by {@code tc tbf}, see {@link ShapedLink}; needs root).
+ * Usage: {@code java -cp benchmarks.jar io.jetstream.benchmarks.model.ModelValidation
+ * [--links loopback,tbf] [--tbf-rate 100mbit] [--tbf-burst 4kb] [--seconds 3] [--calibration 4] [--max-delay-ms 100]}.
+ *
+ * <p>What is measured, per event: batching = last event of its batch minus its own arrival;
+ * encoding and decoding = its batch's encode and decode time divided by the batch's events (the
+ * model's per-event cost share); transfer = write start to last byte read, plus any wait of the
+ * sender for its previous write (compared with the model's transfer + queueing); total = arrival
+ * to the end of its batch's decoding on the receiver.
+ */
+public final class ModelValidation {
+    private static final double COMPONENT_TOLERANCE = 0.20;
+    private static final double PICK_TOLERANCE = 0.05;
+    private static final double JUDGED_SHARE = 0.05;
+    private static final double TCP_IP_OVERHEAD = 66;
+
+    private ModelValidation() {}
+
+    /** A stream to validate on: event payload bytes at a rate over one link. */
+    record Scenario(String link, int payloadBytes, double rate) {}
+
+    /** Per-event means of one run, in seconds. */
+    record Measured(int batch, long events, double batching, double encoding, double decoding, double transfer,
+            double total) {}
+
+    public static void main(String[] args) throws Exception {
+        List<String> links = List.of("loopback", "tbf");
+        String tbfRate = "100mbit";
+        String tbfBurst = "4kb";
+        double seconds = 3;
+        double calibration = 4;
+        long maxDelayMs = 100;
+        for (int i = 0; i < args.length; i += 2) {
+            String value = args[i + 1];
+            switch (args[i]) {
+                case "--links" -> links = List.of(value.split(","));
+                case "--tbf-rate" -> tbfRate = value;
+                case "--tbf-burst" -> tbfBurst = value;
+                case "--seconds" -> seconds = Double.parseDouble(value);
+                case "--calibration" -> calibration = Double.parseDouble(value);
+                case "--max-delay-ms" -> maxDelayMs = Long.parseLong(value);
+                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+            }
+        }
+        BatchSettings settings = settings(maxDelayMs);
+        StringBuilder report = new StringBuilder();
+        int failures = 0;
+        for (String link : links) {
+            List<Scenario> scenarios = switch (link) {
+                // Loopback: the paper's 50,000 events/s; a 100 Mbit/s tbf link: rates at which one
+                // event per send would load the link to 85-90 %, so batching has something to win.
+                case "loopback" -> List.of(new Scenario(link, 224, 50_000), new Scenario(link, 800, 50_000));
+                case "tbf" -> List.of(new Scenario(link, 224, 35_000), new Scenario(link, 800, 12_000));
+                default -> throw new IllegalArgumentException("unknown link " + link + " (loopback or tbf)");
+            };
+            ShapedLink shaped = link.equals("tbf") ? ShapedLink.create(tbfRate, tbfBurst) : null;
+            try {
+                for (Scenario s : scenarios) {
+                    String bind = shaped == null ? "127.0.0.1" : shaped.peerAddress();
+                    List<String> prefix = shaped == null ? List.of() : shaped.peerPrefix();
+                    try (PeerProcess receiver = PeerProcess.start(prefix, ModelReceiverMain.class, bind, "0");
+                            Sender sender = Sender.connect(bind, receiver.readyPort())) {
+                        failures += validate(s, sender, settings, seconds, calibration, report);
+                        System.out.print(report); // as it goes: a full run takes minutes
+                        System.out.flush();
+                        report.setLength(0);
+                    }
+                }
+                if (shaped != null) {
+                    report.append("\nqdisc after the run: `").append(shaped.describe()).append("`\n");
+                }
+            } finally {
+                if (shaped != null) {
+                    shaped.close();
+                }
+            }
+        }
+        System.out.println(report);
+        System.out.println(failures == 0 ? "ALL CRITERIA MET" : failures + " CRITERIA MISSED (see the tables)");
+    }
+
+    static BatchSettings settings(long maxDelayMs) {
+        BatchSettings d = BatchSettings.defaults();
+        return new BatchSettings(d.mode(), TimeUnit.MILLISECONDS.toNanos(maxDelayMs), d.maxBatchEvents(), 1,
+                d.decisionIntervalNanos(), d.warmupEvents(), d.maxUtilisation(), d.linkVariation(), d.smoothing(),
+                d.encodeSamples(), TimeUnit.MILLISECONDS.toNanos(100), d.probeMaxIntervalNanos(), d.fixedTargetBytes());
+    }
+
+    /** Calibrates, sweeps and judges one scenario; returns the number of missed criteria. */
+    static int validate(Scenario s, Sender sender, BatchSettings settings, double seconds, double calibration,
+            StringBuilder report) throws Exception {
+        int cores = Runtime.getRuntime().availableProcessors();
+        // Warm both JVMs up with the same loop (JIT, socket buffers), then calibrate afresh: the
+        // model is validated in steady state, as a long-running transport sees it.
+        FlushPolicy warmupFlush = settings.newFlushPolicy();
+        sender.run(s, warmupFlush, settings.newController(warmupFlush, cores, BatchListener.NONE), calibration, 0.5);
+        FlushPolicy adaptiveFlush = settings.newFlushPolicy();
+        BatchController controller = settings.newController(adaptiveFlush, cores, BatchListener.NONE);
+        sender.resetDecodeSamples();
+        sender.run(s, adaptiveFlush, controller, calibration, 0.5);
+        StreamContext measured = controller.monitor().context(settings.prior(cores));
+        double[] decode = sender.decodeCost();
+        StreamContext context = new StreamContext(measured.eventsPerSecond(), measured.eventBytes(),
+                measured.encodeHeaderSeconds(), measured.encodeSecondsPerByte(), decode[0], decode[1],
+                TCP_IP_OVERHEAD, ModelFrames.FRAME_HEADER, measured.link(), cores, measured.maxEventDelaySeconds());
+        BatchOracle oracle = new BatchOracle(settings.maxBatchEvents(), 1, settings.linkVariation(), settings.maxUtilisation());
+        int pick = oracle.decide(context).batchSize();
+        int maxBatch = oracle.maxBatchByDelay(context);
+
+        TreeSet<Integer> sizes = new TreeSet<>();
+        for (int b = 1; b <= maxBatch && b <= 4096; b *= 2) {
+            sizes.add(b);
+        }
+        sizes.add(pick);
+        List<Measured> runs = new ArrayList<>();
+        for (int b : sizes) {
+            int target = (int) Math.ceil(b * (s.payloadBytes() + (double) ModelFrames.RECORD_HEADER));
+            runs.add(sender.run(s, new FlushPolicy(target, settings.maxEventDelayNanos()), null, seconds, 0.5));
+        }
+
+        report.append(String.format(Locale.ROOT, "%n### %s, %d B events at %,.0f events/s%n%n", s.link(), s.payloadBytes(), s.rate()));
+        report.append(String.format(Locale.ROOT,
+                "Calibrated context: rate %,.0f/s, event %.0f B on the wire, encode %.2f µs + %.3f ns/B, decode %.2f µs + %.3f ns/B, "
+                        + "link %.1f µs + %.1f MB/s; oracle picks batch %d (delay cap %d)%n%n",
+                context.eventsPerSecond(), context.eventBytes(), context.encodeHeaderSeconds() * 1e6,
+                context.encodeSecondsPerByte() * 1e9, context.decodeHeaderSeconds() * 1e6, context.decodeSecondsPerByte() * 1e9,
+                context.link().latencySeconds() * 1e6, context.link().stableBytesPerSecond() / 1e6, pick, maxBatch));
+        report.append("| batch | batching µs (model / measured) | encoding µs | decoding µs | transfer+queue µs | total µs | verdict |\n");
+        report.append("|---|---|---|---|---|---|---|\n");
+        int failures = 0;
+        Measured best = null;
+        Measured picked = null;
+        for (Measured m : runs) {
+            LatencyEstimate e = LatencyModel.estimate(context, m.batch(), 1);
+            double queueing = LatencyModel.queueing(context, m.batch(), 1, settings.linkVariation());
+            double utilisation = context.eventsPerSecond() / e.capacityEventsPerSecond();
+            double predictedTotal = e.total() + queueing;
+            boolean judged = utilisation < settings.maxUtilisation();
+            List<String> missed = new ArrayList<>();
+            if (judged) {
+                check("batching", e.batching(), m.batching(), m.total(), missed);
+                check("encoding", e.encoding(), m.encoding(), m.total(), missed);
+                check("decoding", e.decoding(), m.decoding(), m.total(), missed);
+                check("transfer", e.transfer() + queueing, m.transfer(), m.total(), missed);
+                check("total", predictedTotal, m.total(), m.total(), missed);
+                failures += missed.size();
+            }
+            String verdict = !judged
+                    ? String.format(Locale.ROOT, "not judged: model utilisation %.2f", utilisation)
+                    : missed.isEmpty() ? "within 20 %" : "missed: " + String.join(", ", missed);
+            report.append(String.format(Locale.ROOT, "| %d%s | %s | %s | %s | %s | %s | %s |%n", m.batch(), m.batch() == pick ? " (pick)" : "",
+                    pair(e.batching(), m.batching()), pair(e.encoding(), m.encoding()), pair(e.decoding(), m.decoding()),
+                    pair(e.transfer() + queueing, m.transfer()), pair(predictedTotal, m.total()), verdict));
+            if (best == null || m.total() < best.total()) {
+                best = m;
+            }
+            if (m.batch() == pick) {
+                picked = m;
+            }
+        }
+        boolean pickOk = picked.total() <= (1 + PICK_TOLERANCE) * best.total();
+        if (!pickOk) {
+            failures++;
+        }
+        report.append(String.format(Locale.ROOT, "%nOracle's pick: batch %d, %.1f µs; empirically best: batch %d, %.1f µs (ratio %.3f): %s%n",
+                picked.batch(), picked.total() * 1e6, best.batch(), best.total() * 1e6, picked.total() / best.total(),
+                pickOk ? "within 5 %" : "MISSED"));
+        return failures;
+    }
+
+    private static void check(String name, double predicted, double measured, double total, List<String> missed) {
+        if (Math.max(predicted, measured) < JUDGED_SHARE * total) {
+            return; // too small to matter or to measure
+        }
+        if (Math.abs(predicted - measured) > COMPONENT_TOLERANCE * measured) {
+            missed.add(name);
+        }
+    }
+
+    private static String pair(double predicted, double measured) {
+        return String.format(Locale.ROOT, "%.1f / %.1f", predicted * 1e6, measured * 1e6);
+    }
+
+    /**
+     * The sending end: one thread paces events, batches them by a {@link FlushPolicy} (driven by a
+     * {@link BatchController} during calibration), encodes and writes frames; a reader thread hands
+     * the receiver's replies over.
+     */
+    static final class Sender implements AutoCloseable {
+        private final SocketChannel channel;
+        private final ByteBuffer frame = ByteBuffer.allocateDirect(ModelFrames.MAX_FRAME);
+        private final LinkedBlockingQueue<long[]> replies = new LinkedBlockingQueue<>();
+        private final Thread reader;
+        private final double[] decodeBytes = new double[4096];
+        private final double[] decodeSeconds = new double[4096];
+        private int decodeSamples;
+        private volatile IOException readFailure;
+
+        private Sender(SocketChannel channel) {
+            this.channel = channel;
+            this.reader = new Thread(this::readReplies, "model-validation-replies");
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        static Sender connect(String host, int port) throws IOException {
+            SocketChannel channel = SocketChannel.open(new InetSocketAddress(host, port));
+            channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            return new Sender(channel);
+        }
+
+        private void readReplies() {
+            ByteBuffer reply = ByteBuffer.allocateDirect(ModelFrames.REPLY_BYTES);
+            try {
+                while (true) {
+                    reply.clear();
+                    ModelReceiverMain.readFully(channel, reply);
+                    replies.add(new long[] {reply.getLong(0), reply.getLong(8), reply.getLong(16), reply.getLong(24), reply.getLong(32)});
+                }
+            } catch (IOException e) {
+                readFailure = e;
+            }
+        }
+
+        void resetDecodeSamples() {
+            decodeSamples = 0;
+        }
+
+        /** {header, per byte} of decoding fitted as the monitor fits encoding (through the origin for one size). */
+        double[] decodeCost() {
+            int n = Math.min(decodeSamples, decodeBytes.length);
+            LineFit line = LineFit.of(decodeBytes, decodeSeconds, n);
+            if (line == null) {
+                return n == 0 ? new double[] {0, 0} : new double[] {0, Math.max(0, LineFit.slopeThroughOrigin(decodeBytes, decodeSeconds, n))};
+            }
+            return new double[] {Math.max(0, line.intercept()), Math.max(0, line.slope())};
+        }
+
+        /**
+         * Streams {@code seconds} (after {@code warmup} unmeasured seconds) of events batched by
+         * {@code flush}; with a controller, the controller drives {@code flush} and probes the link.
+         */
+        Measured run(Scenario s, FlushPolicy flush, BatchController controller, double seconds, double warmup)
+                throws IOException, InterruptedException {
+            int recordBytes = s.payloadBytes() + ModelFrames.RECORD_HEADER;
+            byte[] payload = new byte[s.payloadBytes()];
+            long[] pending = new long[Math.max(16, ModelFrames.MAX_FRAME / recordBytes)];
+            int count = 0;
+            double gap = 1e9 / s.rate();
+            long start = System.nanoTime();
+            long measureFrom = start + (long) (warmup * 1e9);
+            long end = measureFrom + (long) (seconds * 1e9);
+            long index = 0;
+            long next = start;
+            boolean counting = false;
+            double batchingSum = 0;
+            double encodeSum = 0;
+            double waitSum = 0;
+            long senderEvents = 0;
+            flush.onFlush(FlushPolicy.Reason.EXPLICIT);
+            while (true) {
+                long now = System.nanoTime();
+                drainReplies(controller);
+                if (!counting && now >= measureFrom && count == 0) {
+                    writeControl(ModelFrames.BEGIN);
+                    counting = true;
+                }
+                boolean due = count > 0 && flush.isDue(now);
+                boolean last = now >= end;
+                if (!last && next - now <= 0) {
+                    if (controller != null) {
+                        controller.onEvent(recordBytes, next);
+                    }
+                    pending[count++] = next;
+                    index++;
+                    next = start + (long) (index * gap);
+                    due |= flush.onRecord(recordBytes, now) || count == pending.length;
+                }
+                if ((due || last) && count > 0) {
+                    long lastArrival = pending[count - 1];
+                    long encodeStart = System.nanoTime();
+                    int frameBytes = encode(pending, count, payload);
+                    long encodeEnd = System.nanoTime();
+                    write(frameBytes, encodeEnd);
+                    if (controller != null) {
+                        controller.monitor().onEncode((long) count * recordBytes, (encodeEnd - encodeStart) / 1e9);
+                    }
+                    if (counting) {
+                        for (int i = 0; i < count; i++) {
+                            batchingSum += lastArrival - pending[i];
+                        }
+                        encodeSum += encodeEnd - encodeStart;
+                        waitSum += (double) (encodeStart - lastArrival) * count;
+                        senderEvents += count;
+                    }
+                    count = 0;
+                    flush.onFlush(due ? FlushPolicy.Reason.SIZE : FlushPolicy.Reason.EXPLICIT);
+                }
+                if (last) {
+                    break;
+                }
+                if (controller != null) {
+                    long probe = controller.probeBytesDue(now);
+                    if (probe > 0) {
+                        frame.clear();
+                        frame.putInt((int) probe - 4).putLong(0).putInt(0);
+                        frame.position((int) probe);
+                        write((int) probe, System.nanoTime());
+                    }
+                }
+                long wait = next - System.nanoTime();
+                if (wait > 200_000) {
+                    LockSupport.parkNanos(wait - 100_000);
+                } else {
+                    Thread.onSpinWait();
+                }
+            }
+            writeControl(ModelFrames.END);
+            long[] stats = awaitStats(controller);
+            long events = stats[1];
+            if (events == 0 || senderEvents == 0) {
+                throw new IllegalStateException("no events measured; raise --seconds");
+            }
+            int batch = flush.targetBytes() / recordBytes;
+            return new Measured(Math.max(1, batch), events,
+                    batchingSum / senderEvents / 1e9,
+                    encodeSum / senderEvents / 1e9,
+                    stats[4] / (double) events / 1e9,
+                    (stats[3] + waitSum) / events / 1e9,
+                    stats[2] / (double) events / 1e9);
+        }
+
+        private int encode(long[] pending, int count, byte[] payload) {
+            frame.clear();
+            frame.putInt(0).putLong(0).putInt(count);
+            for (int i = 0; i < count; i++) {
+                frame.putInt(payload.length + 8).putLong(pending[i]).put(payload);
+            }
+            int bytes = frame.position();
+            frame.putInt(0, bytes - 4);
+            return bytes;
+        }
+
+        private void write(int frameBytes, long writeStart) throws IOException {
+            frame.putLong(4, writeStart);
+            frame.position(0).limit(frameBytes);
+            while (frame.hasRemaining()) {
+                channel.write(frame);
+            }
+            frame.limit(frame.capacity());
+        }
+
+        private void writeControl(int kind) throws IOException {
+            frame.clear();
+            frame.putInt(ModelFrames.FRAME_HEADER - 4).putLong(0).putInt(kind);
+            write(ModelFrames.FRAME_HEADER, System.nanoTime());
+        }
+
+        private void drainReplies(BatchController controller) throws IOException {
+            long[] r;
+            while ((r = replies.poll()) != null) {
+                onReply(r, controller);
+            }
+            if (readFailure != null) {
+                throw new IOException("receiver failed", readFailure);
+            }
+        }
+
+        private void onReply(long[] r, BatchController controller) {
+            if (r[0] != ModelFrames.ACK) {
+                return;
+            }
+            if (controller != null) {
+                controller.onTransfer((long) (r[1] + TCP_IP_OVERHEAD), r[2] / 1e9);
+            }
+            if (r[4] > 0) {
+                int i = decodeSamples++ % decodeBytes.length;
+                decodeBytes[i] = r[1] - ModelFrames.FRAME_HEADER;
+                decodeSeconds[i] = r[3] / 1e9;
+            }
+        }
+
+        private long[] awaitStats(BatchController controller) throws IOException, InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (System.nanoTime() < deadline) {
+                long[] r = replies.poll(100, TimeUnit.MILLISECONDS);
+                if (r == null) {
+                    if (readFailure != null) {
+                        throw new IOException("receiver failed", readFailure);
+                    }
+                    continue;
+                }
+                if (r[0] == ModelFrames.STATS) {
+                    return r;
+                }
+                onReply(r, controller);
+            }
+            throw new IOException("no statistics from the receiver within 60 s");
+        }
+
+        @Override
+        public void close() throws IOException {
+            channel.close();
+        }
+    }
+}
