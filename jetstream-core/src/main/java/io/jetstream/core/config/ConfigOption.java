@@ -114,6 +114,12 @@ public final class ConfigOption<T> {
                 key, "string", defaultValue, "non-empty", description, String::trim, v -> !v.isEmpty());
     }
 
+    /** A string option that may be left empty, meaning "not set" (the description says what that does). */
+    public static ConfigOption<String> optionalStringOption(String key, String description) {
+        return new ConfigOption<>(
+                key, "string", "", "any, empty for none", description, String::trim, v -> true);
+    }
+
     /**
      * A fully qualified class name that must load and be assignable to {@code supertypeName}. The
      * supertype is named rather than given as a {@code Class} so that declaring the option does
@@ -137,7 +143,7 @@ public final class ConfigOption<T> {
         StringBuilder names = new StringBuilder("one of ");
         E[] constants = type.getEnumConstants();
         for (int i = 0; i < constants.length; i++) {
-            names.append(i == 0 ? "" : ", ").append(constants[i].name().toLowerCase(Locale.ROOT));
+            names.append(i == 0 ? "" : ", ").append(constants[i].name().toLowerCase(Locale.ROOT).replace('_', '-'));
         }
         return new ConfigOption<>(
                 key,

@@ -99,6 +99,6 @@ class JetStreamConfigTest {
     void rendersAMarkdownTableWithFullKeys() {
         String md = ConfigurationDocs.render(ConfigScope.STORM, "storm.yaml", GROUP);
         assertTrue(md.contains("| `jetstream.demo.routes` | int | `1` | 1 to 16 | Parallel connections. |"), md);
-        assertTrue(md.contains("| `jetstream.demo.mode` | enum | `strict` | one of strict, relaxed_order | Ordering. |"), md);
+        assertTrue(md.contains("| `jetstream.demo.mode` | enum | `strict` | one of strict, relaxed-order | Ordering. |"), md);
     }
 }
