@@ -1,15 +1,29 @@
 package io.jetstream.scheduler.storm;
 
+import com.codahale.metrics.Meter;
+import com.codahale.metrics.Timer;
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
+import io.jetstream.scheduler.placement.NodeSlots;
+import io.jetstream.scheduler.placement.Placement;
+import io.jetstream.scheduler.placement.PlacementPlanner;
+import io.jetstream.scheduler.placement.RebalancePolicy;
+import io.jetstream.scheduler.placement.TaskGraph;
+import io.jetstream.scheduler.traffic.DirectoryTrafficStore;
+import io.jetstream.scheduler.traffic.TrafficSnapshot;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
+import java.util.function.LongSupplier;
 import org.apache.storm.metric.StormMetricsRegistry;
 import org.apache.storm.scheduler.Cluster;
 import org.apache.storm.scheduler.EvenScheduler;
+import org.apache.storm.scheduler.ExecutorDetails;
 import org.apache.storm.scheduler.IScheduler;
 import org.apache.storm.scheduler.SchedulerAssignment;
 import org.apache.storm.scheduler.Topologies;
@@ -19,13 +33,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * JetStream's Storm scheduler, selected in Nimbus's {@code storm.yaml} with
- * {@code storm.scheduler: io.jetstream.scheduler.storm.JetStreamScheduler}.
+ * TurboStream's traffic-aware coarse-grained scheduler (§V) as Storm's {@code storm.scheduler}:
+ * <pre>
+ * storm.scheduler: "io.jetstream.scheduler.storm.JetStreamScheduler"
+ * </pre>
+ * For each topology that needs scheduling it takes the free slots Storm's even scheduler would take
+ * (the requested number of workers, interleaved over the nodes with the most free slots), builds the
+ * executor graph — from the topology's structure, or from recorded traffic in online mode — and places
+ * it with {@link PlacementPlanner}: consolidation, then recursive bisection over the nodes and their
+ * workers. A topology that lost workers (dead or blacklisted supervisors: Nimbus removes them from the
+ * {@link Cluster}) keeps its live workers; the lost executors are placed on free slots the same way.
+ * In online mode, running topologies are re-planned on their own slots from the traffic their
+ * {@link TrafficRecordingHook} recorded and redeployed when {@link RebalancePolicy} says it pays.
  *
- * <p>Placement is currently Storm's even placement (delegated to {@link EvenScheduler}); what this
- * class adds is the plumbing TurboStream's traffic-aware placement will use: validated options, a
- * per-topology decision log, and a status per topology (visible in the UI and in
- * {@code TopologyInfo.sched_status}) that says who placed it and where, or why it is not fully placed.
+ * <p>Every decision is logged with the expected inter-node traffic and node balance, and summarised in
+ * the topology's scheduler status (UI, {@code TopologyInfo.sched_status}).
  *
  * <p>Thread-safety: Nimbus calls {@code schedule} from one thread at a time.
  */
@@ -35,62 +57,292 @@ public class JetStreamScheduler implements IScheduler {
     /** Prefix of every status message this scheduler sets. */
     public static final String STATUS_PREFIX = "JetStream:";
 
-    private final EvenScheduler placement = new EvenScheduler();
+    private final LongSupplier clockMillis;
+    private final Map<String, Long> placedAtMillis = new HashMap<>();
+    private final Map<String, String> lastStatus = new HashMap<>();
+    /** The status of the last placement or rebalance, which later online checks append to. */
+    private final Map<String, String> lastAction = new HashMap<>();
     private JetStreamConfig config;
+    private JetStreamSchedulerOptions.Mode mode;
+    private JetStreamSchedulerOptions.NodeKey nodeKey;
+    private PlacementPlanner planner;
+    private RebalancePolicy rebalancePolicy;
+    private DirectoryTrafficStore trafficStore;
+    private long staleAfterMillis;
+    private Meter placements;
+    private Meter rebalances;
+    private Timer planning;
+    private volatile double lastInterNodeFraction = Double.NaN;
+    private volatile double lastNodeImbalance = Double.NaN;
+
+    public JetStreamScheduler() {
+        this(System::currentTimeMillis);
+    }
+
+    /** With an injected wall clock, for tests in virtual time. */
+    public JetStreamScheduler(LongSupplier clockMillis) {
+        this.clockMillis = clockMillis;
+    }
 
     @Override
     public void prepare(Map<String, Object> conf, StormMetricsRegistry metricsRegistry) {
         config = JetStreamConfig.load(ConfigScope.STORM, conf, JetStreamSchedulerOptions.GROUP);
-        placement.prepare(conf, metricsRegistry);
-        LOG.info("JetStream scheduler prepared with {} (placement: even)", config);
+        mode = config.get(JetStreamSchedulerOptions.MODE);
+        nodeKey = config.get(JetStreamSchedulerOptions.NODE);
+        planner = new PlacementPlanner(
+                config.get(JetStreamSchedulerOptions.TASK_THRESHOLD),
+                config.get(JetStreamSchedulerOptions.MAX_PARENT_SHARE),
+                config.get(JetStreamSchedulerOptions.BALANCE_FACTOR),
+                config.get(JetStreamSchedulerOptions.MAX_BFS_STARTS),
+                config.get(JetStreamSchedulerOptions.WITHIN_NODE),
+                config.get(JetStreamSchedulerOptions.REFINE));
+        rebalancePolicy = new RebalancePolicy(
+                config.get(JetStreamSchedulerOptions.REBALANCE_MIN_PERIOD_MS),
+                config.get(JetStreamSchedulerOptions.REBALANCE_MIN_GAIN),
+                config.get(JetStreamSchedulerOptions.REBALANCE_MIN_TRAFFIC),
+                config.get(JetStreamSchedulerOptions.REBALANCE_MAX_IMBALANCE));
+        String dir = config.get(JetStreamSchedulerOptions.TRAFFIC_DIR);
+        trafficStore = dir.isEmpty() ? null : new DirectoryTrafficStore(Path.of(dir));
+        staleAfterMillis = config.get(JetStreamSchedulerOptions.TRAFFIC_STALE_MS);
+        if (mode == JetStreamSchedulerOptions.Mode.ONLINE && trafficStore == null) {
+            LOG.warn("JetStream scheduler in online mode without {}: placing from structure only, never rebalancing",
+                    config.keyOf(JetStreamSchedulerOptions.TRAFFIC_DIR));
+        }
+        StormMetricsRegistry registry = metricsRegistry == null ? new StormMetricsRegistry() : metricsRegistry;
+        placements = registry.registerMeter("jetstream-scheduler:placements");
+        rebalances = registry.registerMeter("jetstream-scheduler:rebalances");
+        planning = registry.registerTimer("jetstream-scheduler:planning-time");
+        registry.registerGauge("jetstream-scheduler:last-inter-node-traffic-fraction", () -> lastInterNodeFraction);
+        registry.registerGauge("jetstream-scheduler:last-max-node-load", () -> lastNodeImbalance);
+        LOG.info("JetStream scheduler prepared with {}", config);
     }
 
     @Override
     public void schedule(Topologies topologies, Cluster cluster) {
-        List<TopologyDetails> pending = cluster.needsSchedulingTopologies();
-        if (pending.isEmpty()) {
+        long now = clockMillis.getAsLong();
+        Set<String> handled = new HashSet<>();
+        for (TopologyDetails topology : cluster.needsSchedulingTopologies()) {
+            handled.add(topology.getId());
+            SchedulerAssignment existing = cluster.getAssignmentById(topology.getId());
+            if (existing == null || existing.getExecutorToSlot().isEmpty()) {
+                placeWhole(topology, cluster, initialGraph(topology, now), now);
+            } else {
+                placeLostExecutors(topology, cluster, existing, now);
+            }
+        }
+        if (mode == JetStreamSchedulerOptions.Mode.ONLINE && trafficStore != null) {
+            Set<String> live = new HashSet<>();
+            for (TopologyDetails topology : topologies.getTopologies()) {
+                live.add(topology.getId());
+                if (!handled.contains(topology.getId())) {
+                    considerRebalance(topology, cluster, now);
+                }
+            }
+            trafficStore.prune(live);
+        }
+        placedAtMillis.keySet().retainAll(idsOf(topologies));
+        lastStatus.keySet().retainAll(idsOf(topologies));
+        lastAction.keySet().retainAll(idsOf(topologies));
+    }
+
+    private static Set<String> idsOf(Topologies topologies) {
+        Set<String> ids = new HashSet<>();
+        for (TopologyDetails t : topologies.getTopologies()) {
+            ids.add(t.getId());
+        }
+        return ids;
+    }
+
+    private ExecutorGraph initialGraph(TopologyDetails topology, long now) {
+        if (mode == JetStreamSchedulerOptions.Mode.ONLINE && trafficStore != null) {
+            TrafficSnapshot traffic = trafficStore.read(topology.getId(), now, staleAfterMillis);
+            if (!traffic.isEmpty()) {
+                return ExecutorGraph.fromTraffic(topology.getExecutors(), traffic);
+            }
+        }
+        return ExecutorGraph.fromStructure(topology);
+    }
+
+    /** Places every executor of a topology without assignment on free slots. */
+    private void placeWhole(TopologyDetails topology, Cluster cluster, ExecutorGraph graph, long now) {
+        List<WorkerSlot> free = cluster.getAvailableSlots();
+        int workers = Math.min(topology.getNumWorkers(), free.size());
+        if (workers == 0) {
+            setStatus(cluster, topology.getId(), String.format(
+                    "%s not enough free slots: %d of %d executors unassigned (%d workers requested, 0 free slots)",
+                    STATUS_PREFIX, topology.getExecutors().size(), topology.getExecutors().size(),
+                    topology.getNumWorkers()));
             return;
         }
-        Map<String, Integer> unassignedBefore = new HashMap<>();
-        for (TopologyDetails topology : pending) {
-            unassignedBefore.put(topology.getId(), cluster.getUnassignedExecutors(topology).size());
+        List<WorkerSlot> chosen = EvenScheduler.sortSlots(free).subList(0, workers);
+        Planned planned = plan(graph.graph(), chosen, cluster);
+        assign(cluster, topology.getId(), graph, planned);
+        placedAtMillis.put(topology.getId(), now);
+        placements.mark();
+        String requested = workers < topology.getNumWorkers()
+                ? " (" + topology.getNumWorkers() + " workers requested; not enough free slots)" : "";
+        String status = String.format("%s fully scheduled: %d executors on %d workers, %d nodes%s; %s",
+                STATUS_PREFIX, topology.getExecutors().size(), planned.workersUsed(), planned.nodesUsed(), requested,
+                planned.summary());
+        LOG.info("Topology {}: placed {} executors from {} on {} nodes in {} ms: {}", topology.getId(),
+                graph.size(), graph.source(), planned.nodesUsed(),
+                planned.planMillis(), planned.summary());
+        setAction(cluster, topology.getId(), status);
+    }
+
+    /**
+     * A topology whose workers partly died: the live ones stay, the lost executors go onto free slots
+     * (as many as the lost workers, at most the free ones), placed by the same algorithm.
+     */
+    private void placeLostExecutors(TopologyDetails topology, Cluster cluster, SchedulerAssignment existing, long now) {
+        Set<ExecutorDetails> alive = existing.getExecutorToSlot().keySet();
+        List<ExecutorDetails> lost = new ArrayList<>();
+        for (ExecutorDetails e : topology.getExecutors()) {
+            if (!alive.contains(e)) {
+                lost.add(e);
+            }
         }
-        placement.schedule(topologies, cluster);
-        for (TopologyDetails topology : pending) {
-            report(topology, cluster, unassignedBefore.get(topology.getId()));
+        if (lost.isEmpty()) {
+            return;
+        }
+        List<WorkerSlot> free = cluster.getAvailableSlots();
+        int lostWorkers = Math.max(1, topology.getNumWorkers() - existing.getSlots().size());
+        int workers = Math.min(lostWorkers, free.size());
+        if (workers == 0) {
+            setStatus(cluster, topology.getId(), String.format(
+                    "%s not enough free slots: %d of %d executors unassigned after losing workers (0 free slots)",
+                    STATUS_PREFIX, lost.size(), topology.getExecutors().size()));
+            return;
+        }
+        ExecutorGraph whole = initialGraph(topology, now);
+        int[] lostIndexes = lost.stream().mapToInt(whole::indexOf).sorted().toArray();
+        ExecutorGraph sub = whole.induced(lostIndexes);
+        List<WorkerSlot> chosen = EvenScheduler.sortSlots(free).subList(0, workers);
+        Planned planned = plan(sub.graph(), chosen, cluster);
+        assign(cluster, topology.getId(), sub, planned);
+        placements.mark();
+        LOG.info("Topology {}: re-placed {} executors of lost workers on {} free slots: {}", topology.getId(),
+                lost.size(), workers, planned.summary());
+        setAction(cluster, topology.getId(), String.format(
+                "%s re-placed %d executors of lost workers on %d free slots, %d live workers kept; %s",
+                STATUS_PREFIX, lost.size(), planned.workersUsed(), existing.getSlots().size(), planned.summary()));
+    }
+
+    private void considerRebalance(TopologyDetails topology, Cluster cluster, long now) {
+        SchedulerAssignment existing = cluster.getAssignmentById(topology.getId());
+        if (existing == null || !existing.getExecutorToSlot().keySet().containsAll(topology.getExecutors())) {
+            return;
+        }
+        TrafficSnapshot traffic = trafficStore.read(topology.getId(), now, staleAfterMillis);
+        if (traffic.isEmpty()) {
+            return;
+        }
+        ExecutorGraph graph = ExecutorGraph.fromTraffic(topology.getExecutors(), traffic);
+        List<WorkerSlot> slots = orderedSlots(existing);
+        int[] currentNode = new int[graph.size()];
+        Map<String, Integer> nodeIndex = new HashMap<>();
+        for (int i = 0; i < graph.size(); i++) {
+            WorkerSlot slot = existing.getExecutorToSlot().get(graph.executor(i));
+            currentNode[i] = nodeIndex.computeIfAbsent(nodeOf(cluster, slot), k -> nodeIndex.size());
+        }
+        double currentInterNode = graph.graph().cutTraffic(currentNode);
+        Planned planned = plan(graph.graph(), slots, cluster);
+        double proposedInterNode = graph.graph().cutTraffic(planned.placement().nodeOfTasks());
+        long placedAt = placedAtMillis.getOrDefault(topology.getId(), now - topology.getUpTime() * 1000L);
+        RebalancePolicy.Decision decision = rebalancePolicy.decide(now, placedAt, currentInterNode,
+                proposedInterNode, planned.placement().maxNodeImbalance(graph.graph()));
+        LOG.debug("Topology {}: online check from {} task records: {}", topology.getId(), traffic.tasks().size(),
+                decision.reason());
+        if (!decision.rebalance()) {
+            String action = lastAction.getOrDefault(topology.getId(), STATUS_PREFIX + " placed before this Nimbus started");
+            setStatus(cluster, topology.getId(), action + " | online check: placement kept: " + decision.reason());
+            return;
+        }
+        cluster.freeSlots(slots);
+        assign(cluster, topology.getId(), graph, planned);
+        placedAtMillis.put(topology.getId(), now);
+        rebalances.mark();
+        LOG.info("Topology {}: rebalanced from measured traffic: {}", topology.getId(), decision.reason());
+        setAction(cluster, topology.getId(), STATUS_PREFIX + " rebalanced from measured traffic: " + decision.reason()
+                + "; " + planned.summary());
+    }
+
+    private static List<WorkerSlot> orderedSlots(SchedulerAssignment assignment) {
+        List<WorkerSlot> slots = new ArrayList<>(assignment.getSlots());
+        slots.sort((a, b) -> a.getNodeId().equals(b.getNodeId())
+                ? Integer.compare(a.getPort(), b.getPort()) : a.getNodeId().compareTo(b.getNodeId()));
+        return slots;
+    }
+
+    private String nodeOf(Cluster cluster, WorkerSlot slot) {
+        if (nodeKey == JetStreamSchedulerOptions.NodeKey.SUPERVISOR) {
+            return slot.getNodeId();
+        }
+        String host = cluster.getHost(slot.getNodeId());
+        return host == null ? slot.getNodeId() : host;
+    }
+
+    /** A plan over concrete slots: worker {@code i} of {@link NodeSlots} is {@code workerSlots.get(i)}. */
+    private record Planned(Placement placement, List<WorkerSlot> workerSlots, TaskGraph graph, long planMillis) {
+        int workersUsed() {
+            return (int) java.util.Arrays.stream(placement.workerOfTasks()).distinct().count();
+        }
+
+        int nodesUsed() {
+            return placement.nodesUsed();
+        }
+
+        String summary() {
+            return String.format("expected inter-node traffic %.1f %%, inter-worker %.1f %%, max node load %.2f x share",
+                    100 * placement.interNodeTrafficFraction(graph), 100 * placement.interWorkerTrafficFraction(graph),
+                    placement.maxNodeImbalance(graph));
         }
     }
 
-    private static void report(TopologyDetails topology, Cluster cluster, int unassignedBefore) {
-        String id = topology.getId();
-        int unassigned = cluster.getUnassignedExecutors(topology).size();
-        SchedulerAssignment assignment = cluster.getAssignmentById(id);
-        Set<WorkerSlot> slots = assignment == null ? Set.of() : assignment.getSlots();
-        Set<String> hosts = slots.stream().map(s -> cluster.getHost(s.getNodeId())).collect(Collectors.toSet());
-        String status;
-        if (unassigned == 0) {
-            status = String.format("%s fully scheduled (even placement): %d executors on %d workers, %d hosts%s",
-                    STATUS_PREFIX, topology.getExecutors().size(), slots.size(), hosts.size(),
-                    slots.size() < topology.getNumWorkers()
-                            ? " (" + topology.getNumWorkers() + " workers requested; not enough free slots)"
-                            : "");
-            LOG.info("Topology {}: placed {} executors on workers {}", id, unassignedBefore, slots);
-        } else {
-            status = String.format("%s not enough free slots: %d of %d executors unassigned (%d workers requested, %d free slots)",
-                    STATUS_PREFIX, unassigned, topology.getExecutors().size(), topology.getNumWorkers(),
-                    cluster.getAvailableSlots().size());
-            LOG.warn("Topology {}: {}", id, status);
+    private Planned plan(TaskGraph graph, List<WorkerSlot> slots, Cluster cluster) {
+        Map<String, List<WorkerSlot>> byNode = new LinkedHashMap<>();
+        for (WorkerSlot slot : slots) {
+            byNode.computeIfAbsent(nodeOf(cluster, slot), k -> new ArrayList<>()).add(slot);
         }
-        cluster.setStatus(id, status);
+        List<NodeSlots.Node> nodes = new ArrayList<>();
+        List<WorkerSlot> workerSlots = new ArrayList<>();
+        for (Map.Entry<String, List<WorkerSlot>> e : byNode.entrySet()) {
+            nodes.add(NodeSlots.Node.ofWorkers(e.getKey(), e.getValue().size()));
+            workerSlots.addAll(e.getValue());
+        }
+        long start = System.nanoTime();
+        Placement placement;
+        try (Timer.Context ignored = planning.time()) {
+            placement = planner.plan(graph, new NodeSlots(nodes));
+        }
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        lastInterNodeFraction = placement.interNodeTrafficFraction(graph);
+        lastNodeImbalance = placement.maxNodeImbalance(graph);
+        return new Planned(placement, workerSlots, graph, millis);
+    }
+
+    private static void assign(Cluster cluster, String topologyId, ExecutorGraph graph, Planned planned) {
+        Map<WorkerSlot, List<ExecutorDetails>> bySlot = new LinkedHashMap<>();
+        for (int i = 0; i < graph.size(); i++) {
+            WorkerSlot slot = planned.workerSlots().get(planned.placement().workerOf(i));
+            bySlot.computeIfAbsent(slot, k -> new ArrayList<>()).add(graph.executor(i));
+        }
+        bySlot.forEach((slot, executors) -> cluster.assign(slot, topologyId, executors));
+    }
+
+    private void setAction(Cluster cluster, String topologyId, String status) {
+        lastAction.put(topologyId, status);
+        setStatus(cluster, topologyId, status);
+    }
+
+    private void setStatus(Cluster cluster, String topologyId, String status) {
+        if (!status.equals(lastStatus.put(topologyId, status))) {
+            cluster.setStatus(topologyId, status);
+        }
     }
 
     @Override
     public Map<String, Map<String, Double>> config() {
         return Map.of();
-    }
-
-    @Override
-    public void cleanup() {
-        placement.cleanup();
     }
 }

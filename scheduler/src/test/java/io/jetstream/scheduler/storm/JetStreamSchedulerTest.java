@@ -1,11 +1,17 @@
 package io.jetstream.scheduler.storm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jetstream.core.config.InvalidConfigurationException;
+import io.jetstream.scheduler.traffic.DirectoryTrafficStore;
+import io.jetstream.scheduler.traffic.TaskTraffic;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -13,23 +19,31 @@ import org.apache.storm.Config;
 import org.apache.storm.generated.StormTopology;
 import org.apache.storm.metric.StormMetricsRegistry;
 import org.apache.storm.scheduler.Cluster;
-import org.apache.storm.scheduler.EvenScheduler;
-import org.apache.storm.scheduler.IScheduler;
+import org.apache.storm.scheduler.ExecutorDetails;
+import org.apache.storm.scheduler.SchedulerAssignment;
+import org.apache.storm.scheduler.SchedulerAssignmentImpl;
 import org.apache.storm.scheduler.SupervisorDetails;
 import org.apache.storm.scheduler.Topologies;
 import org.apache.storm.scheduler.TopologyDetails;
 import org.apache.storm.scheduler.WorkerSlot;
 import org.apache.storm.scheduler.resource.TestUtilsForResourceAwareScheduler;
 import org.apache.storm.scheduler.resource.normalization.ResourceMetrics;
+import org.apache.storm.testing.TestWordCounter;
+import org.apache.storm.testing.TestWordSpout;
+import org.apache.storm.topology.TopologyBuilder;
+import org.apache.storm.tuple.Fields;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The scheduler on clusters built with Storm's own scheduler test utilities. */
 class JetStreamSchedulerTest {
+    @TempDir
+    Path trafficDir;
 
     private static Map<String, SupervisorDetails> supervisors(int count, int slotsEach) {
         Map<String, SupervisorDetails> sups = new HashMap<>();
         for (int n = 0; n < count; n++) {
-            java.util.List<Number> ports = new java.util.ArrayList<>();
+            List<Number> ports = new ArrayList<>();
             for (int p = 0; p < slotsEach; p++) {
                 ports.add(6700 + p);
             }
@@ -44,38 +58,80 @@ class JetStreamSchedulerTest {
                 TestUtilsForResourceAwareScheduler.genExecsAndComps(topo), 0, "user");
     }
 
-    private static Cluster cluster(Map<String, SupervisorDetails> sups, Topologies topologies, Map<String, Object> conf) {
+    /** Words (4 executors) to counters (4 executors) by fields: uniform from structure. */
+    private static TopologyDetails wordCount(String id, int workers, Map<String, Object> conf) {
+        TopologyBuilder b = new TopologyBuilder();
+        b.setSpout("words", new TestWordSpout(), 4);
+        b.setBolt("count", new TestWordCounter(), 4).fieldsGrouping("words", new Fields("word"));
+        StormTopology topo = b.createTopology();
+        Map<ExecutorDetails, String> executors = new HashMap<>();
+        for (int t = 1; t <= 4; t++) {
+            executors.put(new ExecutorDetails(t, t), "count"); // Storm numbers components in name order
+            executors.put(new ExecutorDetails(t + 4, t + 4), "words");
+        }
+        return new TopologyDetails(id, conf, topo, workers, executors, 0, "user");
+    }
+
+    private static Cluster cluster(Map<String, SupervisorDetails> sups, Map<String, ? extends SchedulerAssignment> existing,
+                                   Topologies topologies, Map<String, Object> conf) {
         return new Cluster(new TestUtilsForResourceAwareScheduler.INimbusTest(),
-                new ResourceMetrics(new StormMetricsRegistry()), sups, new HashMap<>(), topologies, conf);
+                new ResourceMetrics(new StormMetricsRegistry()), sups, existing, topologies, conf);
     }
 
     private static Map<String, Object> conf() {
-        Map<String, Object> conf = new HashMap<>(new Config());
-        return conf;
+        return new HashMap<>(new Config());
     }
 
-    private static Cluster scheduleWith(IScheduler scheduler, int sups, int slotsEach, TopologyDetails... topologies) {
+    private static Cluster scheduleWith(JetStreamScheduler scheduler, int sups, int slotsEach, TopologyDetails... topologies) {
         Topologies all = new Topologies(topologies);
-        Cluster cluster = cluster(supervisors(sups, slotsEach), all, conf());
+        Cluster cluster = cluster(supervisors(sups, slotsEach), new HashMap<>(), all, conf());
         scheduler.prepare(conf(), new StormMetricsRegistry());
         scheduler.schedule(all, cluster);
         return cluster;
     }
 
-    @Test
-    void placesEveryExecutorExactlyAsStormsEvenScheduler() {
-        TopologyDetails t = topology("t-1", 4, conf());
-        Cluster ours = scheduleWith(new JetStreamScheduler(), 2, 2, t);
-        Cluster even = scheduleWith(new EvenScheduler(), 2, 2, topology("t-1", 4, conf()));
+    private static String nodeOf(Cluster c, String topologyId, ExecutorDetails e) {
+        return c.getAssignmentById(topologyId).getExecutorToSlot().get(e).getNodeId();
+    }
 
-        assertTrue(ours.getUnassignedExecutors(t).isEmpty(), "unassigned: " + ours.getUnassignedExecutors(t));
-        assertEquals(even.getAssignmentById("t-1").getExecutorToSlot(), ours.getAssignmentById("t-1").getExecutorToSlot());
-        Set<WorkerSlot> slots = ours.getAssignmentById("t-1").getSlots();
+    @Test
+    void placesEveryExecutorOnTheRequestedWorkersAndSaysWhatItExpects() {
+        TopologyDetails t = topology("t-1", 4, conf());
+        Cluster c = scheduleWith(new JetStreamScheduler(), 2, 2, t);
+
+        assertTrue(c.getUnassignedExecutors(t).isEmpty(), "unassigned: " + c.getUnassignedExecutors(t));
+        Set<WorkerSlot> slots = c.getAssignmentById("t-1").getSlots();
         assertEquals(4, slots.size());
-        assertEquals(2, slots.stream().map(s -> ours.getHost(s.getNodeId())).collect(Collectors.toSet()).size());
-        String status = ours.getStatusMap().get("t-1");
+        assertEquals(2, slots.stream().map(s -> c.getHost(s.getNodeId())).collect(Collectors.toSet()).size());
+        String status = c.getStatusMap().get("t-1");
         assertTrue(status.startsWith(JetStreamScheduler.STATUS_PREFIX + " fully scheduled"), status);
-        assertTrue(status.contains("on 4 workers, 2 hosts"), status);
+        assertTrue(status.contains("on 4 workers, 2 nodes"), status);
+        assertTrue(status.contains("expected inter-node traffic"), status);
+    }
+
+    @Test
+    void localOrShufflePairsShareAWorker() {
+        TopologyBuilder b = new TopologyBuilder();
+        b.setSpout("a-source", new TestWordSpout(), 4);
+        b.setBolt("b-sink", new TestWordCounter(), 4).localOrShuffleGrouping("a-source");
+        Map<ExecutorDetails, String> executors = new HashMap<>();
+        for (int t = 1; t <= 4; t++) {
+            executors.put(new ExecutorDetails(t, t), "a-source");
+            executors.put(new ExecutorDetails(t + 4, t + 4), "b-sink");
+        }
+        TopologyDetails t = new TopologyDetails("t-los", conf(), b.createTopology(), 4, executors, 0, "user");
+        Cluster c = scheduleWith(new JetStreamScheduler(), 2, 2, t);
+        Map<ExecutorDetails, WorkerSlot> placed = c.getAssignmentById("t-los").getExecutorToSlot();
+        for (int task = 1; task <= 4; task++) {
+            WorkerSlot worker = placed.get(new ExecutorDetails(task, task));
+            boolean hasLocalTarget = false;
+            for (int target = 5; target <= 8; target++) {
+                hasLocalTarget |= placed.get(new ExecutorDetails(target, target)).equals(worker);
+            }
+            assertTrue(hasLocalTarget, "source task " + task + " has no target in its worker " + worker + ": " + placed);
+        }
+        assertTrue(c.getStatusMap().get("t-los").contains("expected inter-node traffic 0.0 %"),
+                c.getStatusMap().get("t-los"));
     }
 
     @Test
@@ -84,7 +140,6 @@ class JetStreamSchedulerTest {
         TopologyDetails second = topology("t-2", 2, conf());
         Cluster cluster = scheduleWith(new JetStreamScheduler(), 1, 2, first, second);
 
-        // Two slots in all: one topology gets both, the other none.
         TopologyDetails placed = cluster.getUnassignedExecutors(first).isEmpty() ? first : second;
         TopologyDetails starved = placed == first ? second : first;
         assertTrue(cluster.getUnassignedExecutors(placed).isEmpty());
@@ -100,14 +155,14 @@ class JetStreamSchedulerTest {
         Cluster cluster = scheduleWith(new JetStreamScheduler(), 1, 2, t);
         assertTrue(cluster.getUnassignedExecutors(t).isEmpty());
         String status = cluster.getStatusMap().get("t-1");
-        assertTrue(status.contains("on 2 workers, 1 hosts (4 workers requested; not enough free slots)"), status);
+        assertTrue(status.contains("on 2 workers, 1 nodes (4 workers requested; not enough free slots)"), status);
     }
 
     @Test
     void alreadyAssignedTopologiesAreLeftAlone() {
         TopologyDetails t = topology("t-1", 2, conf());
         Topologies all = new Topologies(t);
-        Cluster cluster = cluster(supervisors(2, 2), all, conf());
+        Cluster cluster = cluster(supervisors(2, 2), new HashMap<>(), all, conf());
         JetStreamScheduler scheduler = new JetStreamScheduler();
         scheduler.prepare(conf(), new StormMetricsRegistry());
         scheduler.schedule(all, cluster);
@@ -117,11 +172,110 @@ class JetStreamSchedulerTest {
     }
 
     @Test
+    void executorsOfADeadSupervisorGoToFreeSlotsAndLiveWorkersStay() {
+        JetStreamScheduler scheduler = new JetStreamScheduler();
+        TopologyDetails t = topology("t-1", 4, conf());
+        Cluster first = scheduleWith(scheduler, 3, 2, t);
+        Map<ExecutorDetails, WorkerSlot> placed = first.getAssignmentById("t-1").getExecutorToSlot();
+        String dead = placed.values().iterator().next().getNodeId();
+        // Nimbus drops the dead supervisor from the cluster and its executors from the assignment.
+        Map<String, SupervisorDetails> alive = supervisors(3, 2);
+        alive.remove(dead);
+        Map<ExecutorDetails, WorkerSlot> survivors = new HashMap<>(placed);
+        survivors.values().removeIf(slot -> slot.getNodeId().equals(dead));
+        Topologies all = new Topologies(t);
+        Cluster after = cluster(alive, Map.of("t-1", new SchedulerAssignmentImpl("t-1", survivors, null, null)), all, conf());
+        scheduler.schedule(all, after);
+
+        Map<ExecutorDetails, WorkerSlot> now = after.getAssignmentById("t-1").getExecutorToSlot();
+        assertEquals(t.getExecutors(), now.keySet(), "every executor placed again");
+        survivors.forEach((e, slot) -> assertEquals(slot, now.get(e), "live executor " + e + " moved"));
+        now.values().forEach(slot -> assertNotEquals(dead, slot.getNodeId()));
+        assertTrue(after.getStatusMap().get("t-1").contains("re-placed"), after.getStatusMap().get("t-1"));
+    }
+
+    @Test
+    void measuredTrafficRebalancesOnlyAfterTheMinimumPeriodAndOnlyOnce() throws Exception {
+        Map<String, Object> conf = conf();
+        conf.put("jetstream.scheduler.traffic.dir", trafficDir.toString());
+        conf.put("jetstream.scheduler.rebalance.min-period-ms", 600_000L);
+        long[] clock = {1_000_000};
+        JetStreamScheduler scheduler = new JetStreamScheduler(() -> clock[0]);
+        scheduler.prepare(conf, new StormMetricsRegistry());
+        TopologyDetails t = wordCount("wc-1", 2, conf);
+        Topologies all = new Topologies(t);
+        Cluster c1 = cluster(supervisors(2, 1), new HashMap<>(), all, conf);
+        scheduler.schedule(all, c1);
+        SchedulerAssignment initial = c1.getAssignmentById("wc-1");
+        assertEquals(8, initial.getExecutorToSlot().size());
+
+        // Measured: each word task sends nearly everything to one counter, always one on the other node.
+        DirectoryTrafficStore store = new DirectoryTrafficStore(trafficDir);
+        for (int word = 5; word <= 8; word++) {
+            String node = nodeOf(c1, "wc-1", new ExecutorDetails(word, word));
+            int partner = -1;
+            for (int count = 1; count <= 4 && partner < 0; count++) {
+                boolean elsewhere = !nodeOf(c1, "wc-1", new ExecutorDetails(count, count)).equals(node);
+                boolean free = true;
+                for (int w = 5; w < word; w++) {
+                    free &= partnerOf.getOrDefault(w, -1) != count;
+                }
+                if (elsewhere && free) {
+                    partner = count;
+                }
+            }
+            partnerOf.put(word, partner);
+            store.write("wc-1", new TaskTraffic(word, clock[0], 1e7, Map.of(partner, 1000.0)));
+        }
+        for (int count = 1; count <= 4; count++) {
+            store.write("wc-1", new TaskTraffic(count, clock[0], 1e7, Map.of()));
+        }
+
+        clock[0] += 60_000; // one minute later: too early
+        Cluster c2 = cluster(supervisors(2, 1), Map.of("wc-1", new SchedulerAssignmentImpl(initial)), all, conf);
+        scheduler.schedule(all, c2);
+        assertEquals(initial.getExecutorToSlot(), c2.getAssignmentById("wc-1").getExecutorToSlot());
+        assertTrue(c2.getStatusMap().get("wc-1").contains("fully scheduled") && c2.getStatusMap().get("wc-1").contains("placement kept: placed 60 s ago"), c2.getStatusMap().get("wc-1"));
+
+        clock[0] += 600_000; // past the minimum period; the records are 11 min old: refresh them
+        for (int word = 5; word <= 8; word++) {
+            store.write("wc-1", new TaskTraffic(word, clock[0], 1e7, Map.of(partnerOf.get(word), 1000.0)));
+        }
+        for (int count = 1; count <= 4; count++) {
+            store.write("wc-1", new TaskTraffic(count, clock[0], 1e7, Map.of()));
+        }
+        Cluster c3 = cluster(supervisors(2, 1), Map.of("wc-1", new SchedulerAssignmentImpl(initial)), all, conf);
+        scheduler.schedule(all, c3);
+        String status = c3.getStatusMap().get("wc-1");
+        assertTrue(status.contains("rebalanced from measured traffic: inter-node 4000.0 -> 0.0 tuples/s"), status);
+        for (int word = 5; word <= 8; word++) {
+            assertEquals(nodeOf(c3, "wc-1", new ExecutorDetails(word, word)),
+                    nodeOf(c3, "wc-1", new ExecutorDetails(partnerOf.get(word), partnerOf.get(word))),
+                    "word task " + word + " and its counter share a node");
+        }
+
+        clock[0] += 1_000; // right after: the new placement is kept
+        Cluster c4 = cluster(supervisors(2, 1), Map.of("wc-1", new SchedulerAssignmentImpl(c3.getAssignmentById("wc-1"))),
+                all, conf);
+        scheduler.schedule(all, c4);
+        assertEquals(c3.getAssignmentById("wc-1").getExecutorToSlot(), c4.getAssignmentById("wc-1").getExecutorToSlot());
+    }
+
+    private final Map<Integer, Integer> partnerOf = new HashMap<>();
+
+    @Test
     void misspelledSchedulerOptionFailsNimbusAtStart() {
         Map<String, Object> conf = conf();
-        conf.put("jetstream.scheduler.mode", "turbo");
+        conf.put("jetstream.scheduler.modes", "turbo");
         InvalidConfigurationException e = assertThrows(InvalidConfigurationException.class,
                 () -> new JetStreamScheduler().prepare(conf, new StormMetricsRegistry()));
-        assertEquals("jetstream.scheduler.mode", e.key());
+        assertEquals("jetstream.scheduler.modes", e.key());
+    }
+
+    @Test
+    void theHookRefusesToStartWithoutADirectory() {
+        InvalidConfigurationException e = assertThrows(InvalidConfigurationException.class,
+                () -> new TrafficRecordingHook().prepare(conf(), null));
+        assertEquals("jetstream.scheduler.traffic.dir", e.key());
     }
 }

@@ -1,0 +1,61 @@
+package io.jetstream.scheduler.placement;
+
+/**
+ * When a running topology is worth redeploying (TurboStream §V-D: "once the on-line strategy gets a
+ * better assignment, the redeployment will start"): a redeploy stops every worker of the topology for
+ * 10-20 s (§III), so it must pay. The rule has a minimum period since the last placement, a floor of
+ * inter-node traffic below which there is nothing to gain, hysteresis (the new placement must cut the
+ * measured inter-node traffic by at least {@code minGain} of the current), and a balance guard.
+ *
+ * <p>Stateless and thread-safe; time comes from the caller (virtual time in tests).
+ */
+public final class RebalancePolicy {
+    /** The outcome and the inputs it was decided from, for logs and status messages. */
+    public record Decision(boolean rebalance, String reason) {}
+
+    private final long minPeriodMillis;
+    private final double minGain;
+    private final double minTraffic;
+    private final double maxImbalance;
+
+    public RebalancePolicy(long minPeriodMillis, double minGain, double minTraffic, double maxImbalance) {
+        if (minPeriodMillis < 0 || !(minGain >= 0 && minGain <= 1) || !(minTraffic >= 0) || !(maxImbalance >= 1)) {
+            throw new IllegalArgumentException("invalid rebalance policy: period " + minPeriodMillis + " ms, gain "
+                    + minGain + ", traffic " + minTraffic + ", imbalance " + maxImbalance);
+        }
+        this.minPeriodMillis = minPeriodMillis;
+        this.minGain = minGain;
+        this.minTraffic = minTraffic;
+        this.maxImbalance = maxImbalance;
+    }
+
+    /**
+     * @param placedAtMillis when the topology was last placed
+     * @param currentInterNode inter-node traffic of the current placement (tuples per second)
+     * @param proposedInterNode inter-node traffic of the proposed placement, same measurements
+     * @param proposedImbalance the proposed placement's highest node load relative to its share
+     */
+    public Decision decide(long nowMillis, long placedAtMillis, double currentInterNode, double proposedInterNode,
+                           double proposedImbalance) {
+        long age = nowMillis - placedAtMillis;
+        if (age < minPeriodMillis) {
+            return new Decision(false, String.format("placed %d s ago, minimum period %d s", age / 1000,
+                    minPeriodMillis / 1000));
+        }
+        if (currentInterNode < minTraffic) {
+            return new Decision(false, String.format("inter-node traffic %.1f tuples/s below %.1f",
+                    currentInterNode, minTraffic));
+        }
+        double gain = currentInterNode == 0 ? 0 : (currentInterNode - proposedInterNode) / currentInterNode;
+        if (gain < minGain) {
+            return new Decision(false, String.format("gain %.1f %% below %.1f %% (inter-node %.1f -> %.1f tuples/s)",
+                    100 * gain, 100 * minGain, currentInterNode, proposedInterNode));
+        }
+        if (proposedImbalance > maxImbalance) {
+            return new Decision(false, String.format("new placement's node load %.2f x its share exceeds %.2f",
+                    proposedImbalance, maxImbalance));
+        }
+        return new Decision(true, String.format("inter-node %.1f -> %.1f tuples/s (-%.1f %%), node load %.2f x share",
+                currentInterNode, proposedInterNode, 100 * gain, proposedImbalance));
+    }
+}

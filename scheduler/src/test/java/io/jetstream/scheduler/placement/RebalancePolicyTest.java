@@ -1,0 +1,35 @@
+package io.jetstream.scheduler.placement;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/** The rebalance rule in virtual time: minimum period, traffic floor, hysteresis, balance guard. */
+class RebalancePolicyTest {
+    private final RebalancePolicy policy = new RebalancePolicy(600_000, 0.2, 100, 1.15);
+
+    @Test
+    void aGoodPlanWaitsForTheMinimumPeriod() {
+        RebalancePolicy.Decision early = policy.decide(599_999, 0, 1000, 100, 1.0);
+        assertFalse(early.rebalance(), early.reason());
+        assertTrue(early.reason().contains("minimum period 600 s"), early.reason());
+        assertTrue(policy.decide(600_000, 0, 1000, 100, 1.0).rebalance());
+    }
+
+    @Test
+    void gainsBelowTheHysteresisAreNotWorthARedeploy() {
+        RebalancePolicy.Decision d = policy.decide(1_000_000, 0, 1000, 810, 1.0);
+        assertFalse(d.rebalance());
+        assertTrue(d.reason().contains("gain 19.0 % below 20.0 %"), d.reason());
+        assertTrue(policy.decide(1_000_000, 0, 1000, 800, 1.0).rebalance());
+    }
+
+    @Test
+    void littleTrafficOrAnUnbalancedPlanIsRefused() {
+        assertFalse(policy.decide(1_000_000, 0, 99, 0, 1.0).rebalance());
+        RebalancePolicy.Decision unbalanced = policy.decide(1_000_000, 0, 1000, 0, 1.2);
+        assertFalse(unbalanced.rebalance());
+        assertTrue(unbalanced.reason().contains("1.20"), unbalanced.reason());
+    }
+}
