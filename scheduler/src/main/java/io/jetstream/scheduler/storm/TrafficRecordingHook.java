@@ -112,7 +112,9 @@ public class TrafficRecordingHook extends BaseTaskHook {
     @Override
     public void emit(EmitInfo info) {
         Collection<Integer> targets = info.outTasks;
-        if (targets instanceof List<Integer> list) {
+        if (targets == null) {
+            recorder.tick();
+        } else if (targets instanceof List<Integer> list) {
             recorder.recordEmit(list);
         } else {
             for (Integer t : targets) {
