@@ -13,9 +13,10 @@ import java.util.Arrays;
  *
  * <p>Choices where the paper is silent, each stated here once:
  * <ul>
- *   <li>The balance factor is relative: a split is balanced when |balance − target| ≤
- *       factor × min(target, 1 − target), so both halves are within the factor of their share and the
- *       error does not grow with the number of nodes.</li>
+ *   <li>The balance factor is relative and bounds each node's load: a split over nodes is balanced
+ *       when |balance − target| ≤ factor / ⌈log2 N⌉ × min(target, 1 − target), so both halves are
+ *       within their share and the ⌈log2 N⌉ levels of splits together stay within about the factor;
+ *       a split of one node's workers uses the factor itself.</li>
  *   <li>When no start yields a balanced split at the current consolidation level, the split is retried
  *       one level finer (the parents' children), down to the tasks themselves; at level 0 the split
  *       closest to the target is kept.</li>
@@ -53,6 +54,10 @@ public final class TaskAssignment {
     private double[] attach = new double[0];
     private int[] queue = new int[0];
     private int stamp;
+    /** Node-level splits share the balance factor among the ⌈log2 N⌉ levels, so node loads stay within it. */
+    private double nodeSplitFactor;
+    /** Tolerance of the current split, relative to its smaller side (see {@link #assign}). */
+    private double splitFactor;
 
     public TaskAssignment(double balanceFactor, int maxStarts, WithinNode withinNode) {
         this(balanceFactor, maxStarts, withinNode, true);
@@ -84,6 +89,7 @@ public final class TaskAssignment {
         Arrays.setAll(all, i -> i);
         int[] workers = new int[slots.workerCount()];
         Arrays.setAll(workers, i -> i);
+        nodeSplitFactor = balanceFactor / Math.max(1, 32 - Integer.numberOfLeadingZeros(slots.nodeCount() - 1));
         split(hierarchy, top, all, slots, workers, workerOf);
         return new Placement(slots, workerOf);
     }
@@ -123,6 +129,7 @@ public final class TaskAssignment {
             }
         }
         double target = capacityA / capacityAll;
+        splitFactor = firstNode != lastNode ? nodeSplitFactor : balanceFactor;
         Bisection bisection = bisect(hierarchy.level(level), vertices, target);
         while (!bisection.balanced && level > 0) {
             vertices = hierarchy.expand(level, vertices);
@@ -165,7 +172,7 @@ public final class TaskAssignment {
         if (unitWeights) {
             total = vertices.length;
         }
-        double tolerance = balanceFactor * Math.min(target, 1 - target);
+        double tolerance = splitFactor * Math.min(target, 1 - target);
 
         int[] best = null;
         double bestCut = Double.POSITIVE_INFINITY;
@@ -283,7 +290,7 @@ public final class TaskAssignment {
         if (unitWeights) {
             total = n;
         }
-        double tolerance = balanceFactor * Math.min(target, 1 - target);
+        double tolerance = splitFactor * Math.min(target, 1 - target);
         boolean[] inFirst = new boolean[n];
         int firstMark = ++stamp;
         for (int v : split.first()) {

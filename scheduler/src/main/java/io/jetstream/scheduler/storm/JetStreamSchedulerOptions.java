@@ -54,9 +54,10 @@ public final class JetStreamSchedulerOptions {
                     + "is skipped. Larger values consolidate more (less traffic) and balance worse.");
 
     public static final ConfigOption<Double> BALANCE_FACTOR = ConfigOption.doubleOption(
-            "scheduler.balance-factor", 0.05, 0.001, 0.99,
-            "TaskAssignment (Algorithm 2) keeps a split when each side's load is within this relative deviation "
-                    + "of its share of capacity; it then picks, among those, the split with the least traffic.");
+            "scheduler.balance-factor", 0.15, 0.001, 0.99,
+            "How far a node's load may stray from its share of capacity (relative): TaskAssignment (Algorithm 2) "
+                    + "keeps a split over nodes when each side is within this divided by the ceil(log2 nodes) levels of "
+                    + "splits, and picks among those the split with the least traffic.");
 
     public static final ConfigOption<Integer> MAX_BFS_STARTS = ConfigOption.intOption(
             "scheduler.max-bfs-starts", 128, 1, 1_000_000,

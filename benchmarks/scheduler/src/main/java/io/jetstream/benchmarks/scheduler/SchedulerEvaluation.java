@@ -55,6 +55,7 @@ public final class SchedulerEvaluation {
         Map<String, Object> options = new HashMap<>();
         List<TopologyFamilies.Grouping> kinds = new ArrayList<>(List.of(TopologyFamilies.Grouping.values()));
         boolean scale = true;
+        boolean verbose = false;
         boolean tradeOff = true;
         for (String arg : args) {
             if (arg.startsWith("jetstream.scheduler.") && arg.contains("=")) {
@@ -64,6 +65,8 @@ public final class SchedulerEvaluation {
                 for (String k : arg.substring(8).split(",")) {
                     kinds.add(TopologyFamilies.Grouping.valueOf(k.toUpperCase(Locale.ROOT).replace('-', '_')));
                 }
+            } else if (arg.equals("--verbose")) {
+                verbose = true;
             } else if (arg.equals("--no-tables")) {
                 kinds.clear();
             } else if (arg.equals("--no-scale")) {
@@ -72,7 +75,7 @@ public final class SchedulerEvaluation {
                 tradeOff = false;
             } else {
                 throw new IllegalArgumentException("unknown argument " + arg + "; known: jetstream.scheduler.<option>=<value>, "
-                        + "--kinds=shuffle,local-or-shuffle,skewed, --no-tables, --no-scale, --no-tradeoff");
+                        + "--kinds=shuffle,local-or-shuffle,skewed, --no-tables, --no-scale, --no-tradeoff, --verbose");
             }
         }
         System.out.println("JetStream options: " + (options.isEmpty() ? "defaults" : options));
@@ -86,6 +89,10 @@ public final class SchedulerEvaluation {
                     Case c = Case.of(family, kind, shape[0], shape[1], 17 * shape[0] + shape[1]);
                     for (String scheduler : SCHEDULERS) {
                         Outcome o = c.run(scheduler, scheduler.equals(OURS) ? options : Map.of(), trafficDir);
+                        if (verbose) {
+                            System.out.printf("  %s %s %dx%d %s: traffic %.3f load %.2f%n", family, kind, shape[0],
+                                    shape[1], scheduler, o.crossFraction(), o.maxOverMean());
+                        }
                         double[] s = sums.computeIfAbsent(scheduler, k -> new double[4]);
                         s[0] += o.crossFraction();
                         s[1] += o.maxOverMean();
@@ -107,6 +114,8 @@ public final class SchedulerEvaluation {
         if (tradeOff) {
             tradeOff(trafficDir);
         }
+        // Storm's schedulers leave non-daemon threads behind; this is a command-line run, so end it.
+        System.exit(0);
     }
 
     private static void print(TopologyFamilies.Grouping kind, Map<String, Map<String, double[]>> byFamily) {
@@ -179,11 +188,11 @@ public final class SchedulerEvaluation {
 
     /** Traffic against allowed imbalance: JetStream's balance factor swept, the stock schedulers as points. */
     private static void tradeOff(Path trafficDir) throws Exception {
-        double[] factors = {0.02, 0.05, 0.1, 0.2, 0.35, 0.6};
+        double[] factors = {0.05, 0.1, 0.15, 0.3, 0.6, 0.95};
         List<Chart.Panel> panels = new ArrayList<>();
         System.out.println();
         System.out.println("## Trade-off: mean over families and clusters (x = max/mean node load, "
-                + "y = inter-node traffic / even), JetStream's balance factor from 0.02 to 0.6");
+                + "y = inter-node traffic / even), JetStream's balance factor 0.05, 0.1, 0.15 (default), 0.3, 0.6, 0.95");
         for (TopologyFamilies.Grouping kind : TopologyFamilies.Grouping.values()) {
             Chart.Panel panel = new Chart.Panel(kind.name().toLowerCase(Locale.ROOT).replace('_', '-') + " groupings",
                     "max/mean node load", "inter-node traffic / even", false);
@@ -195,7 +204,7 @@ public final class SchedulerEvaluation {
                 x[i] = r[1];
                 y[i] = r[0];
             }
-            panel.line("JetStream (balance factor 0.02 ... 0.6)", x, y);
+            panel.line("JetStream (balance factor 0.05 ... 0.95)", x, y);
             System.out.printf("- %s, JetStream: %s%n", kind.name().toLowerCase(Locale.ROOT), points(x, y));
             for (String stock : List.of("even", "default", "ras")) {
                 double[] r = averageAgainstEven(kind, stock, Map.of(), trafficDir);
