@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
 import org.apache.storm.Config;
 import org.apache.storm.DaemonConfig;
 import org.apache.storm.LocalCluster;
@@ -87,7 +88,7 @@ class OnlineRebalanceITCase {
             cluster.submitTopology("online", topology, builder.createTopology());
             String id = cluster.getClusterInfo().get_topologies().stream()
                     .filter(t -> t.get_name().equals("online")).map(TopologySummary::get_id).findFirst().orElseThrow();
-            TopologyInfo first = awaitRunning(cluster, id, "fully scheduled");
+            TopologyInfo first = awaitRunning(cluster, id, "fully scheduled", info -> true);
 
             // Now the keys turn out to pair each source task with a sink task in the other worker.
             Map<Integer, String> workerOf = workers(first);
@@ -107,7 +108,10 @@ class OnlineRebalanceITCase {
             long remoteBefore = before[1];
             assertTrue(remoteBefore > 100, "traffic flows before the rebalance: " + remoteBefore);
 
-            TopologyInfo after = awaitRunning(cluster, id, "rebalanced from measured traffic");
+            // Nimbus may publish the new status a moment before it commits the new assignment: wait for
+            // the placement itself to change, not just for the status.
+            TopologyInfo after = awaitRunning(cluster, id, "rebalanced from measured traffic",
+                    info -> !workers(info).equals(workerOf));
             long[] afterCounts = countTuples(2);
             long localAfter = afterCounts[0];
             long remoteAfter = afterCounts[1];
@@ -152,18 +156,20 @@ class OnlineRebalanceITCase {
                 .map(e -> e.get_executor_info().get_task_start()).sorted().toList();
     }
 
-    private static TopologyInfo awaitRunning(LocalCluster cluster, String id, String status) throws Exception {
+    private static TopologyInfo awaitRunning(LocalCluster cluster, String id, String status,
+            Predicate<TopologyInfo> placement) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (true) {
             TopologyInfo info = cluster.getTopologyInfo(id);
             boolean placed = info.is_set_sched_status() && info.get_sched_status().contains(status);
             boolean running = !info.get_executors().isEmpty()
                     && info.get_executors().stream().allMatch(e -> e.get_uptime_secs() > 0);
-            if (placed && running) {
+            if (placed && running && placement.test(info)) {
                 return info;
             }
             assertTrue(System.nanoTime() < deadline,
-                    "no '" + status + "' with running executors in time; status: " + info.get_sched_status());
+                    "no '" + status + "' with running executors in time; status: " + info.get_sched_status()
+                            + ", placement " + workers(info));
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(250));
         }
     }
