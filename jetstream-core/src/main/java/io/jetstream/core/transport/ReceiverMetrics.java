@@ -1,0 +1,101 @@
+package io.jetstream.core.transport;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** Counters of one receiver, updated per batch or per connection on I/O threads; read from any thread. */
+public final class ReceiverMetrics {
+    private final AtomicLong connectionsAccepted = new AtomicLong();
+    private final AtomicLong protocolErrors = new AtomicLong();
+    private final AtomicLong authenticationFailures = new AtomicLong();
+    private final AtomicLong batchesReceived = new AtomicLong();
+    private final AtomicLong batchesDelivered = new AtomicLong();
+    private final AtomicLong recordsDelivered = new AtomicLong();
+    private final AtomicLong bytesReceived = new AtomicLong();
+    private final AtomicLong duplicatesDropped = new AtomicLong();
+    private final AtomicLong batchesHeld = new AtomicLong();
+
+    public void onConnection() {
+        connectionsAccepted.incrementAndGet();
+    }
+
+    public void onProtocolError() {
+        protocolErrors.incrementAndGet();
+    }
+
+    public void onAuthenticationFailure() {
+        authenticationFailures.incrementAndGet();
+    }
+
+    public void onReceived(long bytes) {
+        batchesReceived.incrementAndGet();
+        bytesReceived.addAndGet(bytes);
+    }
+
+    public void onDelivered(int records) {
+        batchesDelivered.incrementAndGet();
+        recordsDelivered.addAndGet(records);
+    }
+
+    public void onDuplicate() {
+        duplicatesDropped.incrementAndGet();
+    }
+
+    public void onHeld() {
+        batchesHeld.incrementAndGet();
+    }
+
+    public long connectionsAccepted() {
+        return connectionsAccepted.get();
+    }
+
+    /** Connections closed for breaking the protocol (bad frames, lengths, checksums, targets, handshakes). */
+    public long protocolErrors() {
+        return protocolErrors.get();
+    }
+
+    public long authenticationFailures() {
+        return authenticationFailures.get();
+    }
+
+    public long batchesReceived() {
+        return batchesReceived.get();
+    }
+
+    public long batchesDelivered() {
+        return batchesDelivered.get();
+    }
+
+    public long recordsDelivered() {
+        return recordsDelivered.get();
+    }
+
+    public long duplicatesDropped() {
+        return duplicatesDropped.get();
+    }
+
+    /** Batches that arrived ahead of a gap and waited in the ordered buffer (strict ordering). */
+    public long batchesHeld() {
+        return batchesHeld.get();
+    }
+
+    public Map<String, Long> snapshot() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        m.put("connections-accepted", connectionsAccepted());
+        m.put("protocol-errors", protocolErrors());
+        m.put("authentication-failures", authenticationFailures());
+        m.put("batches-received", batchesReceived());
+        m.put("batches-delivered", batchesDelivered());
+        m.put("records-delivered", recordsDelivered());
+        m.put("bytes-received", bytesReceived.get());
+        m.put("duplicates-dropped", duplicatesDropped());
+        m.put("batches-held", batchesHeld());
+        return m;
+    }
+
+    @Override
+    public String toString() {
+        return snapshot().toString();
+    }
+}

@@ -1,0 +1,152 @@
+package io.jetstream.core.transport;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Counters of one sending stream (the update methods are the transport's), updated once per batch (never per record) by the thread that
+ * seals, sends or acknowledges it; read from any thread. Adapters bind {@link #snapshot()} entries
+ * to the engine's gauges.
+ */
+public final class SenderMetrics {
+    private final AtomicLong batchesSealed = new AtomicLong();
+    private final AtomicLong recordsSealed = new AtomicLong();
+    private final AtomicLong bytesSealed = new AtomicLong();
+    private final AtomicLong batchesSent = new AtomicLong();
+    private final AtomicLong batchesAcknowledged = new AtomicLong();
+    private final AtomicLong batchesReplayed = new AtomicLong();
+    private final AtomicLong batchesSpilled = new AtomicLong();
+    private final AtomicLong recordsDropped = new AtomicLong();
+    private final AtomicLong batchesDropped = new AtomicLong();
+    private final AtomicLong reconnects = new AtomicLong();
+    private final AtomicLong connectFailures = new AtomicLong();
+    private final AtomicLong backPressured = new AtomicLong();
+    private final AtomicLong probes = new AtomicLong();
+    private final AtomicLong lastBatchRecords = new AtomicLong();
+    private final AtomicLong ackLatencyMicros = new AtomicLong();
+
+    /** A batch was sealed. */
+    public void onSealed(int records, long bytes) {
+        batchesSealed.incrementAndGet();
+        recordsSealed.addAndGet(records);
+        bytesSealed.addAndGet(bytes);
+        lastBatchRecords.lazySet(records);
+    }
+
+    public void onSent(boolean replay) {
+        batchesSent.incrementAndGet();
+        if (replay) {
+            batchesReplayed.incrementAndGet();
+        }
+    }
+
+    /** A batch was acknowledged {@code latencyNanos} after it was sealed (smoothed, weight 1/16). */
+    public void onAcknowledged(long latencyNanos) {
+        batchesAcknowledged.incrementAndGet();
+        long old = ackLatencyMicros.get();
+        long sample = latencyNanos / 1000;
+        ackLatencyMicros.lazySet(old == 0 ? sample : old + (sample - old) / 16);
+    }
+
+    public void onSpilled() {
+        batchesSpilled.incrementAndGet();
+    }
+
+    public void onDropped(int records) {
+        batchesDropped.incrementAndGet();
+        recordsDropped.addAndGet(records);
+    }
+
+    public void onReconnect() {
+        reconnects.incrementAndGet();
+    }
+
+    public void onConnectFailure() {
+        connectFailures.incrementAndGet();
+    }
+
+    public void onBackPressured() {
+        backPressured.incrementAndGet();
+    }
+
+    public void onProbe() {
+        probes.incrementAndGet();
+    }
+
+    public long batchesSealed() {
+        return batchesSealed.get();
+    }
+
+    public long recordsSealed() {
+        return recordsSealed.get();
+    }
+
+    public long bytesSealed() {
+        return bytesSealed.get();
+    }
+
+    public long batchesSent() {
+        return batchesSent.get();
+    }
+
+    public long batchesAcknowledged() {
+        return batchesAcknowledged.get();
+    }
+
+    public long batchesReplayed() {
+        return batchesReplayed.get();
+    }
+
+    public long batchesSpilled() {
+        return batchesSpilled.get();
+    }
+
+    /** Records given up: sealed while no route was connected (best-effort), or unconfirmed when a route was lost. */
+    public long recordsDropped() {
+        return recordsDropped.get();
+    }
+
+    public long reconnects() {
+        return reconnects.get();
+    }
+
+    public long connectFailures() {
+        return connectFailures.get();
+    }
+
+    /** Offers refused because the stream's memory (and journal) budget was full. */
+    public long backPressured() {
+        return backPressured.get();
+    }
+
+    /** Smoothed time from sealing a batch to its acknowledgement, in µs. */
+    public long ackLatencyMicros() {
+        return ackLatencyMicros.get();
+    }
+
+    public Map<String, Long> snapshot() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        m.put("batches-sealed", batchesSealed());
+        m.put("records-sealed", recordsSealed());
+        m.put("bytes-sealed", bytesSealed());
+        m.put("batches-sent", batchesSent());
+        m.put("batches-acknowledged", batchesAcknowledged());
+        m.put("batches-replayed", batchesReplayed());
+        m.put("batches-spilled", batchesSpilled());
+        m.put("records-dropped", recordsDropped());
+        m.put("batches-dropped", batchesDropped.get());
+        m.put("reconnects", reconnects());
+        m.put("connect-failures", connectFailures());
+        m.put("back-pressured", backPressured());
+        m.put("probes", probes.get());
+        m.put("last-batch-records", lastBatchRecords.get());
+        m.put("ack-latency-us", ackLatencyMicros());
+        return m;
+    }
+
+    @Override
+    public String toString() {
+        return snapshot().toString();
+    }
+}

@@ -1,0 +1,134 @@
+package io.jetstream.core.transport;
+
+import io.jetstream.core.config.ConfigOption;
+import io.jetstream.core.config.OptionGroup;
+import java.util.List;
+
+/** Options of the JetStream Netty transport, under {@code transport.} in every engine's JetStream prefix. */
+public final class TransportOptions {
+    private TransportOptions() {}
+
+    /** What a stream promises about delivery. */
+    public enum Reliability {
+        /** Batches not acknowledged when a connection drops are discarded and counted (Storm's semantics). */
+        BEST_EFFORT,
+        /** Unacknowledged batches are kept (memory, then journal) and replayed; the receiver drops duplicates. */
+        ACKNOWLEDGED
+    }
+
+    /** How a receiver orders the batches of a stream that arrive over several routes. */
+    public enum Ordering {
+        /** Never deliver out of sequence order (an ordered buffer waits for gaps). */
+        STRICT,
+        /** Deliver as received; duplicates are still dropped. */
+        RELAXED
+    }
+
+    /** Which Netty I/O implementation. */
+    public enum Io { AUTO, EPOLL, NIO }
+
+    public static final ConfigOption<String> BIND_ADDRESS = ConfigOption.optionalStringOption(
+            "transport.bind-address",
+            "Address the receiver binds to. Empty: the address this host's name resolves to (never all "
+                    + "interfaces unless `0.0.0.0` is given explicitly).");
+
+    public static final ConfigOption<Io> IO = ConfigOption.enumOption(
+            "transport.io", Io.class, Io.AUTO,
+            "`auto`: epoll where the native library loads, else NIO; `epoll` fails at start-up without it; `nio`.");
+
+    public static final ConfigOption<Integer> IO_THREADS = ConfigOption.intOption(
+            "transport.io-threads", 2, 1, 64,
+            "Netty I/O threads per transport instance, shared by its senders and receivers (dedicated: "
+                    + "network handling must not compete with the engine's task threads).");
+
+    public static final ConfigOption<Integer> MAX_FRAME_BYTES = ConfigOption.intOption(
+            "transport.max-frame-bytes", 8 << 20, 1024, 1 << 30,
+            "Largest frame accepted or sent; bounds a batch and a record. A peer announcing a longer "
+                    + "frame is disconnected before anything is buffered.");
+
+    public static final ConfigOption<Integer> WINDOW_BYTES = ConfigOption.intOption(
+            "transport.window-bytes", 4 << 20, 1024, 1 << 30,
+            "Bytes a stream may have sent but not acknowledged (flow control). A single batch larger "
+                    + "than the window still goes when nothing is in flight.");
+
+    public static final ConfigOption<Long> MEMORY_BYTES = ConfigOption.longOption(
+            "transport.memory-bytes", 64L << 20, 1024, 1L << 40,
+            "Bytes of sealed batches (unsent or unacknowledged) a stream keeps in memory; beyond it "
+                    + "`acknowledged` streams spill to the journal, or push back on the caller without one.");
+
+    public static final ConfigOption<Reliability> RELIABILITY = ConfigOption.enumOption(
+            "transport.reliability", Reliability.class, Reliability.BEST_EFFORT,
+            "`best-effort`: drop and count what a lost connection had not confirmed; `acknowledged`: "
+                    + "keep and replay it, the receiver dropping duplicates by sequence.");
+
+    public static final ConfigOption<Ordering> ORDERING = ConfigOption.enumOption(
+            "transport.ordering", Ordering.class, Ordering.STRICT,
+            "Initial receiver ordering of multi-route streams (`strict` or `relaxed`); switchable at run time.");
+
+    public static final ConfigOption<String> JOURNAL_DIR = ConfigOption.optionalStringOption(
+            "transport.journal.dir",
+            "Directory of the Chronicle Queue spill journal of `acknowledged` streams (one sub-directory "
+                    + "per stream). Empty: no journal; a full memory budget pushes back instead.");
+
+    public static final ConfigOption<Long> JOURNAL_MAX_BYTES = ConfigOption.longOption(
+            "transport.journal.max-bytes", 1L << 30, 1L << 20, 1L << 50,
+            "Bytes one stream may spill to its journal before pushing back on the caller.");
+
+    public static final ConfigOption<Boolean> CHECKSUM = ConfigOption.booleanOption(
+            "transport.checksum", true,
+            "CRC32C over every batch's records, checked by the receiver (a mismatch closes the connection).");
+
+    public static final ConfigOption<Long> CONNECT_TIMEOUT_MS = ConfigOption.longOption(
+            "transport.connect-timeout-ms", 5_000, 1, 600_000,
+            "Timeout of one connection attempt including the handshake.");
+
+    public static final ConfigOption<Long> RECONNECT_MIN_BACKOFF_MS = ConfigOption.longOption(
+            "transport.reconnect.min-backoff-ms", 100, 1, 600_000,
+            "First wait before reconnecting a lost route; doubled per failed attempt, reset on success.");
+
+    public static final ConfigOption<Long> RECONNECT_MAX_BACKOFF_MS = ConfigOption.longOption(
+            "transport.reconnect.max-backoff-ms", 5_000, 1, 3_600_000,
+            "Longest wait between reconnection attempts; at least the minimum.");
+
+    public static final ConfigOption<Long> SEND_TIMEOUT_MS = ConfigOption.longOption(
+            "transport.send-timeout-ms", 30_000, 0, 3_600_000,
+            "How long a blocking send waits while the stream pushes back before it fails.");
+
+    public static final ConfigOption<Long> CLOSE_TIMEOUT_MS = ConfigOption.longOption(
+            "transport.close-timeout-ms", 10_000, 0, 3_600_000,
+            "How long closing a stream waits for pending batches to be acknowledged; what is left is "
+                    + "counted as dropped and logged.");
+
+    public static final ConfigOption<String> AUTH_SECRET_FILE = ConfigOption.optionalStringOption(
+            "transport.auth.secret-file",
+            "File holding a shared secret: peers prove knowledge of it with HMAC-SHA256 over the "
+                    + "receiver's nonce. Empty: no authentication. The file is read at start-up.");
+
+    public static final ConfigOption<Boolean> TLS_ENABLED = ConfigOption.booleanOption(
+            "transport.tls.enabled", false,
+            "TLS on every connection (Netty SslHandler, JDK provider).");
+
+    public static final ConfigOption<String> TLS_KEY_STORE = ConfigOption.optionalStringOption(
+            "transport.tls.key-store", "PKCS#12 key store with the receiver's key and certificate; required "
+                    + "with TLS for receivers.");
+
+    public static final ConfigOption<String> TLS_KEY_STORE_PASSWORD = ConfigOption.optionalStringOption(
+            "transport.tls.key-store-password", "Password of the key store.");
+
+    public static final ConfigOption<String> TLS_TRUST_STORE = ConfigOption.optionalStringOption(
+            "transport.tls.trust-store", "PKCS#12 trust store senders verify receivers against; required "
+                    + "with TLS for senders.");
+
+    public static final ConfigOption<String> TLS_TRUST_STORE_PASSWORD = ConfigOption.optionalStringOption(
+            "transport.tls.trust-store-password", "Password of the trust store.");
+
+    public static final OptionGroup GROUP = new OptionGroup(
+            "Netty transport",
+            "transport.",
+            "Read when a JetStream transport instance starts (its senders' batching comes from the "
+                    + "`batch.` options). Wire protocol: docs/protocol.md.",
+            List.of(BIND_ADDRESS, IO, IO_THREADS, MAX_FRAME_BYTES, WINDOW_BYTES, MEMORY_BYTES, RELIABILITY, ORDERING,
+                    JOURNAL_DIR, JOURNAL_MAX_BYTES, CHECKSUM, CONNECT_TIMEOUT_MS, RECONNECT_MIN_BACKOFF_MS,
+                    RECONNECT_MAX_BACKOFF_MS, SEND_TIMEOUT_MS, CLOSE_TIMEOUT_MS, AUTH_SECRET_FILE, TLS_ENABLED,
+                    TLS_KEY_STORE, TLS_KEY_STORE_PASSWORD, TLS_TRUST_STORE, TLS_TRUST_STORE_PASSWORD));
+}

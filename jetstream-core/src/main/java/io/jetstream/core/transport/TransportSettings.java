@@ -1,0 +1,118 @@
+package io.jetstream.core.transport;
+
+import io.jetstream.core.batch.BatchSettings;
+import io.jetstream.core.config.InvalidConfigurationException;
+import io.jetstream.core.config.JetStreamConfig;
+import io.jetstream.core.transport.TransportOptions.Io;
+import io.jetstream.core.transport.TransportOptions.Ordering;
+import io.jetstream.core.transport.TransportOptions.Reliability;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Validated settings of a transport instance, read once at start-up from {@link TransportOptions}
+ * and {@link io.jetstream.core.batch.BatchOptions}. Files it names (secret, key and trust stores)
+ * are checked here, so a wrong path fails the start, naming the key. Immutable.
+ */
+public record TransportSettings(
+        String bindAddress,
+        Io io,
+        int ioThreads,
+        int maxFrameBytes,
+        int windowBytes,
+        long memoryBytes,
+        Reliability reliability,
+        Ordering ordering,
+        Optional<Path> journalDir,
+        long journalMaxBytes,
+        boolean checksum,
+        long connectTimeoutNanos,
+        long reconnectMinBackoffNanos,
+        long reconnectMaxBackoffNanos,
+        long sendTimeoutNanos,
+        long closeTimeoutNanos,
+        Optional<byte[]> secret,
+        Optional<TlsSettings> tls,
+        BatchSettings batch) {
+
+    /** Key and trust stores for TLS; either may be absent (a receiver needs the key store, a sender the trust store). */
+    public record TlsSettings(Optional<Path> keyStore, char[] keyStorePassword, Optional<Path> trustStore,
+            char[] trustStorePassword) {}
+
+    public static TransportSettings from(JetStreamConfig config) {
+        long minBackoff = config.get(TransportOptions.RECONNECT_MIN_BACKOFF_MS);
+        long maxBackoff = config.get(TransportOptions.RECONNECT_MAX_BACKOFF_MS);
+        if (maxBackoff < minBackoff) {
+            throw new InvalidConfigurationException(config.keyOf(TransportOptions.RECONNECT_MAX_BACKOFF_MS), maxBackoff,
+                    "expected at least " + config.keyOf(TransportOptions.RECONNECT_MIN_BACKOFF_MS) + " (" + minBackoff + ")");
+        }
+        Optional<Path> journal = optionalPath(config.get(TransportOptions.JOURNAL_DIR));
+        Optional<byte[]> secret = optionalPath(config.get(TransportOptions.AUTH_SECRET_FILE)).map(p -> {
+            try {
+                byte[] s = Files.readAllBytes(p);
+                if (s.length < 16) {
+                    throw new InvalidConfigurationException(config.keyOf(TransportOptions.AUTH_SECRET_FILE), p,
+                            "the secret file holds " + s.length + " bytes; at least 16 are required");
+                }
+                return s;
+            } catch (IOException e) {
+                throw new InvalidConfigurationException(config.keyOf(TransportOptions.AUTH_SECRET_FILE), p,
+                        "cannot read the secret file: " + e);
+            }
+        });
+        Optional<TlsSettings> tls = Optional.empty();
+        if (config.get(TransportOptions.TLS_ENABLED)) {
+            Optional<Path> keyStore = existing(config, TransportOptions.TLS_KEY_STORE.key(), config.get(TransportOptions.TLS_KEY_STORE));
+            Optional<Path> trustStore = existing(config, TransportOptions.TLS_TRUST_STORE.key(), config.get(TransportOptions.TLS_TRUST_STORE));
+            if (keyStore.isEmpty() && trustStore.isEmpty()) {
+                throw new InvalidConfigurationException(config.keyOf(TransportOptions.TLS_ENABLED), true,
+                        "TLS needs " + config.keyOf(TransportOptions.TLS_KEY_STORE) + " (receivers) or "
+                                + config.keyOf(TransportOptions.TLS_TRUST_STORE) + " (senders)");
+            }
+            tls = Optional.of(new TlsSettings(keyStore, config.get(TransportOptions.TLS_KEY_STORE_PASSWORD).toCharArray(),
+                    trustStore, config.get(TransportOptions.TLS_TRUST_STORE_PASSWORD).toCharArray()));
+        }
+        return new TransportSettings(
+                config.get(TransportOptions.BIND_ADDRESS),
+                config.get(TransportOptions.IO),
+                config.get(TransportOptions.IO_THREADS),
+                config.get(TransportOptions.MAX_FRAME_BYTES),
+                config.get(TransportOptions.WINDOW_BYTES),
+                config.get(TransportOptions.MEMORY_BYTES),
+                config.get(TransportOptions.RELIABILITY),
+                config.get(TransportOptions.ORDERING),
+                journal,
+                config.get(TransportOptions.JOURNAL_MAX_BYTES),
+                config.get(TransportOptions.CHECKSUM),
+                ms(config.get(TransportOptions.CONNECT_TIMEOUT_MS)),
+                ms(minBackoff),
+                ms(maxBackoff),
+                ms(config.get(TransportOptions.SEND_TIMEOUT_MS)),
+                ms(config.get(TransportOptions.CLOSE_TIMEOUT_MS)),
+                secret,
+                tls,
+                BatchSettings.from(config));
+    }
+
+    private static Optional<Path> existing(JetStreamConfig config, String relativeKey, String value) {
+        Optional<Path> p = optionalPath(value);
+        p.ifPresent(path -> {
+            if (!Files.isReadable(path)) {
+                throw new InvalidConfigurationException(config.keyOf(TransportOptions.TLS_ENABLED).replace(
+                        TransportOptions.TLS_ENABLED.key(), relativeKey), path, "no readable file there");
+            }
+        });
+        return p;
+    }
+
+    private static Optional<Path> optionalPath(String value) {
+        return value.isEmpty() ? Optional.empty() : Optional.of(Path.of(value));
+    }
+
+    private static long ms(long millis) {
+        return TimeUnit.MILLISECONDS.toNanos(millis);
+    }
+}

@@ -1,0 +1,190 @@
+package io.jetstream.core.transport.netty;
+
+import io.jetstream.core.transport.DeliveryHandler;
+import io.jetstream.core.transport.ReceiverMetrics;
+import io.jetstream.core.transport.SequenceStore;
+import io.jetstream.core.transport.StreamKey;
+import io.jetstream.core.transport.TransportOptions.Ordering;
+import io.jetstream.core.transport.protocol.BatchFrameReader;
+import io.jetstream.core.transport.protocol.ProtocolException;
+import io.netty.buffer.ByteBuf;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * A receiver's state for one sender stream, shared by the stream's routes: the watermark (highest
+ * sequence delivered in order), the ordered buffer of batches that arrived ahead of a gap (strict
+ * ordering; JetStream §5 inserts into an ordered buffer), or the set of sequences delivered ahead
+ * of the watermark (relaxed). Duplicates — at or below the watermark, or already held or delivered
+ * — are dropped and acknowledged again.
+ *
+ * <p>Thread-safe: routes arrive on different I/O threads; every method is synchronized, so one
+ * stream's batches are delivered one at a time. Held bytes are bounded (a sender that ignores its
+ * window is disconnected).
+ */
+final class InboundStream {
+    private record Held(ByteBuf frame, int count) {}
+
+    final StreamKey key;
+    private final DeliveryHandler handler;
+    private final SequenceStore store;
+    private final ReceiverMetrics metrics;
+    private final long maxHeldBytes;
+    private final TreeMap<Long, Held> held = new TreeMap<>();
+    private final TreeSet<Long> deliveredAhead = new TreeSet<>();
+    private final BatchView view = new BatchView();
+    private Ordering ordering;
+    private long watermark = -1;
+    private long heldBytes;
+
+    InboundStream(StreamKey key, DeliveryHandler handler, SequenceStore store, ReceiverMetrics metrics, Ordering ordering,
+            long maxHeldBytes) {
+        this.key = key;
+        this.handler = handler;
+        this.store = store;
+        this.metrics = metrics;
+        this.ordering = ordering;
+        this.maxHeldBytes = maxHeldBytes;
+    }
+
+    /**
+     * A route of this stream completed its handshake; the sender can no longer send anything before
+     * {@code firstSequence} (it dropped or saw acknowledged everything earlier). Returns the
+     * watermark to put in WELCOME.
+     */
+    synchronized long onHello(long firstSequence, BatchFrameReader reader) {
+        if (watermark < 0) {
+            watermark = store.lastDelivered(key);
+        }
+        if (firstSequence - 1 > watermark) {
+            // A gap the sender will never fill: deliver what waits below it, then skip it.
+            for (Map.Entry<Long, Held> e : held.headMap(firstSequence, false).entrySet()) {
+                deliver(e.getKey(), e.getValue().frame(), e.getValue().count(), reader);
+                heldBytes -= e.getValue().frame().readableBytes();
+                e.getValue().frame().release();
+            }
+            held.headMap(firstSequence, false).clear();
+            deliveredAhead.headSet(firstSequence, false).clear();
+            watermark = firstSequence - 1;
+            advance(reader);
+            store.delivered(key, watermark);
+        }
+        return watermark;
+    }
+
+    /**
+     * A validated batch ({@code reader} has validated {@code frame}); returns the watermark to
+     * acknowledge.
+     */
+    synchronized long onBatch(ByteBuf frame, BatchFrameReader reader) {
+        long seq = reader.sequence();
+        if (seq <= watermark || held.containsKey(seq) || deliveredAhead.contains(seq)) {
+            metrics.onDuplicate();
+            return watermark;
+        }
+        if (seq == watermark + 1) {
+            deliver(seq, frame, reader.count(), reader);
+            watermark = seq;
+            advance(reader);
+        } else if (ordering == Ordering.RELAXED) {
+            checkAhead(0);
+            deliver(seq, frame, reader.count(), reader);
+            deliveredAhead.add(seq);
+        } else {
+            checkAhead(frame.readableBytes());
+            held.put(seq, new Held(frame.retain(), reader.count()));
+            heldBytes += frame.readableBytes();
+            metrics.onHeld();
+        }
+        store.delivered(key, watermark);
+        return watermark;
+    }
+
+    /** Switches ordering at run time; going relaxed delivers what was held. */
+    synchronized void setOrdering(Ordering newOrdering, BatchFrameReader reader) {
+        ordering = newOrdering;
+        if (newOrdering == Ordering.RELAXED) {
+            for (Map.Entry<Long, Held> e : held.entrySet()) {
+                deliver(e.getKey(), e.getValue().frame(), e.getValue().count(), reader);
+                deliveredAhead.add(e.getKey());
+                e.getValue().frame().release();
+            }
+            held.clear();
+            heldBytes = 0;
+        }
+    }
+
+    synchronized long watermark() {
+        return watermark;
+    }
+
+    synchronized void release() {
+        held.values().forEach(h -> h.frame().release());
+        held.clear();
+        heldBytes = 0;
+    }
+
+    /** Moves the watermark over held and already-delivered batches that are now in order. */
+    private void advance(BatchFrameReader reader) {
+        while (true) {
+            long next = watermark + 1;
+            Held h = held.remove(next);
+            if (h != null) {
+                heldBytes -= h.frame().readableBytes();
+                try {
+                    deliver(next, h.frame(), h.count(), reader);
+                } finally {
+                    h.frame().release();
+                }
+            } else if (!deliveredAhead.remove(next)) {
+                return;
+            }
+            watermark = next;
+        }
+    }
+
+    private void checkAhead(int bytes) {
+        if (heldBytes + bytes > maxHeldBytes || held.size() + deliveredAhead.size() > maxHeldBytes / 16) {
+            throw new ProtocolException("stream " + key + " is " + (heldBytes + bytes) + " B / "
+                    + (held.size() + deliveredAhead.size()) + " batches ahead of sequence " + (watermark + 1)
+                    + ": the sender exceeds transport.window-bytes");
+        }
+    }
+
+    private void deliver(long seq, ByteBuf frame, int count, BatchFrameReader reader) {
+        view.set(frame, count, reader);
+        try {
+            handler.deliver(key, seq, view);
+        } finally {
+            view.set(null, 0, null);
+        }
+        metrics.onDelivered(count);
+    }
+
+    /** Reused view of the batch being delivered. */
+    private static final class BatchView implements DeliveryHandler.DeliveredBatch {
+        private ByteBuf frame;
+        private int count;
+        private BatchFrameReader reader;
+
+        void set(ByteBuf frame, int count, BatchFrameReader reader) {
+            this.frame = frame;
+            this.count = count;
+            this.reader = reader;
+        }
+
+        @Override
+        public int count() {
+            return count;
+        }
+
+        @Override
+        public void forEach(io.jetstream.core.transport.RecordConsumer consumer) {
+            if (frame == null) {
+                throw new IllegalStateException("a delivered batch is valid only during deliver()");
+            }
+            reader.deliver(frame.duplicate(), count, consumer);
+        }
+    }
+}

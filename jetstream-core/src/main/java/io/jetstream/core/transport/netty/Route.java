@@ -1,0 +1,220 @@
+package io.jetstream.core.transport.netty;
+
+import static io.jetstream.core.transport.protocol.ProtocolDescriptor.*;
+
+import io.jetstream.core.transport.protocol.FrameDecoder;
+import io.jetstream.core.transport.protocol.Frames;
+import io.jetstream.core.transport.protocol.ProtocolException;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.flush.FlushConsolidationHandler;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One connection of a {@link StreamSender} to its receiver: connects, answers the receiver's
+ * challenge, and after WELCOME carries batches; reconnects with exponential back-off (reset by a
+ * completed handshake) until the stream closes.
+ *
+ * <p>Threading: its channel handler runs on the channel's event loop; {@link #write} and
+ * {@link #isReady} are called by the sender under its outbox lock from any thread.
+ */
+final class Route {
+    private static final Logger LOG = LoggerFactory.getLogger(Route.class);
+
+    final StreamSender sender;
+    final int index;
+    final int count;
+    private final Bootstrap bootstrap;
+    private final UnsafeBuffer probeScratch = new UnsafeBuffer(new byte[16]);
+    private volatile Channel channel;
+    private volatile boolean ready;
+    /** Wire size of the probe in flight (one at a time per route; a later one replaces it). */
+    private volatile int probeBytes;
+    volatile boolean sameHost;
+    private long backoffNanos;
+    private boolean everConnected;
+
+    Route(StreamSender sender, int index, int count) {
+        this.sender = sender;
+        this.index = index;
+        this.count = count;
+        NettyTransport t = sender.transport;
+        this.backoffNanos = t.settings.reconnectMinBackoffNanos();
+        this.bootstrap = new Bootstrap()
+                .group(t.group)
+                .channel(t.channelClass)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.SO_KEEPALIVE, true)
+                .option(ChannelOption.ALLOCATOR, t.alloc)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                        (int) Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(t.settings.connectTimeoutNanos())))
+                .handler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        t.tls.client.ifPresent(ssl -> ch.pipeline().addLast(
+                                ssl.newHandler(ch.alloc(), sender.remote.getHostString(), sender.remote.getPort())));
+                        ch.pipeline().addLast(new FlushConsolidationHandler(64, true));
+                        ch.pipeline().addLast(new FrameDecoder(t.settings.maxFrameBytes()));
+                        ch.pipeline().addLast(new Handler());
+                    }
+                });
+    }
+
+    boolean isReady() {
+        return ready;
+    }
+
+    void connect() {
+        if (sender.isClosing()) {
+            return;
+        }
+        ChannelFuture f = bootstrap.connect(sender.remote);
+        channel = f.channel();
+        f.addListener(done -> {
+            if (!done.isSuccess()) {
+                sender.metrics().onConnectFailure();
+                LOG.debug("Stream {} route {}: connect failed: {}", sender, index, done.cause().toString());
+                scheduleReconnect(f.channel());
+            } else {
+                Channel ch = f.channel();
+                ch.eventLoop().schedule(() -> {
+                    if (!ready && ch.isActive()) {
+                        LOG.warn("Stream {} route {}: no handshake within transport.connect-timeout-ms; closing", sender, index);
+                        ch.close();
+                    }
+                }, sender.settings.connectTimeoutNanos(), TimeUnit.NANOSECONDS);
+            }
+        });
+    }
+
+    private void scheduleReconnect(Channel old) {
+        if (sender.isClosing()) {
+            return;
+        }
+        long wait = backoffNanos;
+        backoffNanos = Math.min(sender.settings.reconnectMaxBackoffNanos(), backoffNanos * 2);
+        old.eventLoop().schedule(this::connect, wait, TimeUnit.NANOSECONDS);
+    }
+
+    void write(ByteBuf frame) {
+        Channel ch = channel;
+        if (ch == null) {
+            frame.release();
+            return;
+        }
+        ch.writeAndFlush(frame, ch.voidPromise());
+    }
+
+    void sendProbe(long id, int bytes) {
+        Channel ch = channel;
+        if (ch != null && ready) {
+            probeBytes = bytes;
+            ch.writeAndFlush(Frames.probe(ch.alloc(), id, bytes, sender.settings.maxFrameBytes()), ch.voidPromise());
+        }
+    }
+
+    void close() {
+        Channel ch = channel;
+        ready = false;
+        if (ch != null) {
+            ch.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        }
+    }
+
+    private final class Handler extends SimpleChannelInboundHandler<ByteBuf> {
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
+            byte type = frame.getByte(frame.readerIndex());
+            switch (type) {
+                case CHALLENGE -> onChallenge(ctx, Frames.readChallenge(frame));
+                case WELCOME -> {
+                    if (ready) {
+                        throw new ProtocolException("second WELCOME");
+                    }
+                    long lastDelivered = Frames.readLongBody(frame, WELCOME);
+                    ready = true;
+                    backoffNanos = sender.settings.reconnectMinBackoffNanos();
+                    if (everConnected) {
+                        sender.metrics().onReconnect();
+                    }
+                    everConnected = true;
+                    LOG.info("Stream {} route {}/{} ready (receiver delivered up to {}, same host: {})", sender, index,
+                            count, lastDelivered, sameHost);
+                    sender.onRouteReady(Route.this, lastDelivered);
+                }
+                case ACK -> {
+                    requireReady(type);
+                    sender.onAck(Frames.readLongBody(frame, ACK));
+                }
+                case PROBE_ACK -> {
+                    requireReady(type);
+                    sender.onProbeAck(Frames.readLongBody(frame, PROBE_ACK), probeBytes, probeScratch);
+                }
+                case CONTROL -> {
+                    requireReady(type);
+                    int tag = Frames.readControlHeader(frame);
+                    byte[] payload = new byte[frame.readableBytes()]; // bounded by MAX_CONTROL_LENGTH
+                    frame.readBytes(payload);
+                    sender.controls.onControl(tag, new UnsafeBuffer(payload), 0, payload.length);
+                }
+                case ERROR -> {
+                    LOG.error("Stream {} route {}: the receiver refused the connection: {}", sender, index,
+                            Frames.readError(frame));
+                    ctx.close();
+                }
+                default -> throw new ProtocolException("unexpected " + typeName(type) + " from a receiver");
+            }
+        }
+
+        private void onChallenge(ChannelHandlerContext ctx, Frames.Challenge c) {
+            NettyTransport t = sender.transport;
+            sameHost = Arrays.equals(c.hostToken(), t.hostToken);
+            int flags = (sender.settings.checksum() ? FLAG_CHECKSUM : 0)
+                    | (sender.settings.reliability() == io.jetstream.core.transport.TransportOptions.Reliability.ACKNOWLEDGED
+                            ? FLAG_ACKNOWLEDGED : 0);
+            byte[] mac = t.secret == null ? new byte[0] : t.secret.mac(c.nonce(), t.peerId, sender.streamId);
+            ctx.writeAndFlush(Frames.hello(ctx.alloc(), new Frames.Hello(flags, sender.epoch, sender.firstSequence(),
+                    index, count, t.peerId, sender.streamId, t.hostToken, mac)));
+        }
+
+        private void requireReady(byte type) {
+            if (!ready) {
+                throw new ProtocolException(typeName(type) + " before WELCOME");
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            boolean wasReady = ready;
+            ready = false;
+            if (wasReady) {
+                LOG.warn("Stream {} route {}: connection lost", sender, index);
+                sender.onRouteLost(Route.this);
+            }
+            scheduleReconnect(ctx.channel());
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            Throwable c = cause.getCause() instanceof ProtocolException ? cause.getCause() : cause;
+            if (c instanceof ProtocolException) {
+                LOG.error("Stream {} route {}: protocol error from {}, closing: {}", sender, index, ctx.channel().remoteAddress(),
+                        c.getMessage());
+            } else if (ctx.channel().isOpen()) {
+                LOG.warn("Stream {} route {}: {}; closing", sender, index, c.toString());
+            }
+            ctx.close();
+        }
+    }
+}

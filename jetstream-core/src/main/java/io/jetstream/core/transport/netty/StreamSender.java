@@ -1,0 +1,671 @@
+package io.jetstream.core.transport.netty;
+
+import static io.jetstream.core.transport.protocol.ProtocolDescriptor.*;
+
+import io.jetstream.core.batch.BatchController;
+import io.jetstream.core.batch.BatchListener;
+import io.jetstream.core.batch.BatchOptions;
+import io.jetstream.core.batch.FlushPolicy;
+import io.jetstream.core.transport.ControlListener;
+import io.jetstream.core.transport.SenderMetrics;
+import io.jetstream.core.transport.TransportOptions.Reliability;
+import io.jetstream.core.transport.TransportSettings;
+import io.jetstream.core.transport.journal.SpillJournal;
+import io.jetstream.core.transport.protocol.BatchFrameBuilder;
+import io.netty.buffer.ByteBuf;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One stream of records to one receiver, over {@code batch.max-routes} connections ("routes").
+ * Records are copied straight into the open BATCH frame; the {@link FlushPolicy} (adaptive: driven by
+ * JetStream's {@link BatchController}) decides when it is sealed — at the size target, or when the
+ * deadline flusher finds its oldest record has waited the maximum delay. Sealed batches go to an
+ * outbox bounded by {@code transport.memory-bytes} (then, acknowledged streams, a {@link SpillJournal}),
+ * and leave round-robin over the ready routes while the bytes in flight stay within
+ * {@code transport.window-bytes}; the receiver's cumulative acknowledgements free them.
+ *
+ * <p>Threading contract: {@link #offer}, {@link #send}, {@link #flush} and {@link #close} are for
+ * one producer thread (Storm's transfer thread). The open batch is owned by whoever holds the claim
+ * word — the producer for the length of one call, or the deadline flusher, which only takes it when
+ * it is free (otherwise it asks the producer to flush on its way out): one CAS and one release store
+ * per record, no lock and no allocation. The outbox is guarded by a lock taken once per batch, by
+ * the sealing thread and by the routes' I/O threads (acknowledgements, route changes).
+ */
+public final class StreamSender implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(StreamSender.class);
+
+    private static final int FREE = 0;
+    private static final int PRODUCER = 1;
+    private static final int FLUSHER = 2;
+    private static final int PROBE_MSG = 1;
+
+    final NettyTransport transport;
+    final TransportSettings settings;
+    final String streamId;
+    final InetSocketAddress remote;
+    final ControlListener controls;
+    final long epoch = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE | 1L;
+    private final SenderMetrics metrics = new SenderMetrics();
+    private final Route[] routes;
+    private final int maxRecordLength;
+
+    // Claim-holder fields (producer or flusher, one at a time).
+    private final AtomicInteger claim = new AtomicInteger(FREE);
+    private volatile boolean flushRequested;
+    private final BatchFrameBuilder builder;
+    private final FlushPolicy policy;
+    private final BatchController controller;
+    private long lastSequence;
+
+    // Probe results, written by routes' I/O threads, read by the claim holder.
+    private final ManyToOneRingBuffer probeResults =
+            new ManyToOneRingBuffer(new UnsafeBuffer(ByteBuffer.allocateDirect(4096 + RingBufferDescriptor.TRAILER_LENGTH)));
+
+    // Outbox, guarded by lock.
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private final TreeMap<Long, OutboundBatch> pending = new TreeMap<>();
+    private final TreeMap<Long, OutboundBatch> inFlight = new TreeMap<>();
+    private final SpillJournal journal;
+    private long inFlightBytes;
+    private long memoryBytes;
+    private long acknowledged;
+    private int nextRoute;
+    private boolean closing;
+    private volatile boolean accepting = true;
+    private volatile boolean closed;
+
+    StreamSender(NettyTransport transport, String streamId, InetSocketAddress remote, ControlListener controls) {
+        this.transport = transport;
+        this.settings = transport.settings;
+        this.streamId = streamId;
+        this.remote = remote;
+        this.controls = controls;
+        this.maxRecordLength = maxRecordLength(settings.maxFrameBytes());
+        this.builder = new BatchFrameBuilder(settings.maxFrameBytes());
+        this.policy = settings.batch().newFlushPolicy();
+        this.controller = settings.batch().mode() == BatchOptions.Mode.ADAPTIVE
+                ? settings.batch().newController(policy, Runtime.getRuntime().availableProcessors(), BatchListener.NONE)
+                : null;
+        this.journal = settings.reliability() == Reliability.ACKNOWLEDGED && settings.journalDir().isPresent()
+                ? new SpillJournal(settings.journalDir().get().resolve(safe(transport.peerId) + "-" + safe(streamId)),
+                        settings.maxFrameBytes(), settings.journalMaxBytes())
+                : null;
+        this.routes = new Route[settings.batch().maxRoutes()];
+        for (int i = 0; i < routes.length; i++) {
+            routes[i] = new Route(this, i, routes.length);
+        }
+    }
+
+    void start() {
+        transport.flusher.register(this);
+        for (Route r : routes) {
+            r.connect();
+        }
+    }
+
+    // ------------------------------------------------------------------ producer API
+
+    /**
+     * Adds one record to the stream without blocking.
+     *
+     * @return false if the stream pushes back (its memory and journal budgets are full); nothing was taken
+     * @throws IllegalArgumentException if the record is longer than a frame can carry
+     * @throws IllegalStateException if the stream is closed
+     */
+    public boolean offer(int target, byte[] src, int offset, int length) {
+        checkLength(length);
+        claim(PRODUCER);
+        try {
+            if (!admit()) {
+                return false;
+            }
+            long now = transport.nanoClock.getAsLong();
+            prepare(length, now);
+            builder.append(target, src, offset, length);
+            afterAppend(length, now);
+            return true;
+        } finally {
+            release();
+        }
+    }
+
+    /** {@link #offer(int, byte[], int, int)} of a buffer's remaining bytes (consumed only if taken). */
+    public boolean offer(int target, ByteBuffer src) {
+        int length = src.remaining();
+        checkLength(length);
+        claim(PRODUCER);
+        try {
+            if (!admit()) {
+                return false;
+            }
+            long now = transport.nanoClock.getAsLong();
+            prepare(length, now);
+            builder.append(target, src);
+            afterAppend(length, now);
+            return true;
+        } finally {
+            release();
+        }
+    }
+
+    /**
+     * Adds one record, waiting while the stream pushes back, at most {@code transport.send-timeout-ms}.
+     *
+     * @throws TimeoutException if the stream still pushes back after the timeout
+     */
+    public void send(int target, byte[] src, int offset, int length) throws TimeoutException, InterruptedException {
+        if (offer(target, src, offset, length)) {
+            return;
+        }
+        long deadline = transport.nanoClock.getAsLong() + settings.sendTimeoutNanos();
+        while (true) {
+            lock.lock();
+            try {
+                long left = deadline - transport.nanoClock.getAsLong();
+                if (left <= 0) {
+                    throw new TimeoutException("stream " + this + " pushed back for " + settings.sendTimeoutNanos() / 1_000_000
+                            + " ms (transport.send-timeout-ms): receiver slow or unreachable; " + describeOutbox());
+                }
+                if (!accepting && !closed) {
+                    changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(10)));
+                }
+            } finally {
+                lock.unlock();
+            }
+            if (offer(target, src, offset, length)) {
+                return;
+            }
+        }
+    }
+
+    /** Whether an offer would be refused now (a non-blocking back-pressure signal). */
+    public boolean isBackPressured() {
+        return !accepting;
+    }
+
+    /** Seals the open batch now (reason EXPLICIT). Producer thread. */
+    public void flush() {
+        claim(PRODUCER);
+        try {
+            if (builder.isOpen() && builder.recordCount() > 0) {
+                seal(FlushPolicy.Reason.EXPLICIT, transport.nanoClock.getAsLong());
+            }
+        } finally {
+            release();
+        }
+    }
+
+    // ------------------------------------------------------------------ claim holder
+
+    private void claim(int role) {
+        while (!claim.compareAndSet(FREE, role)) {
+            Thread.onSpinWait(); // only the flusher can hold it, for one seal
+        }
+        if (closed) {
+            claim.set(FREE);
+            throw new IllegalStateException("stream " + this + " is closed");
+        }
+    }
+
+    private void release() {
+        claim.setRelease(FREE);
+        if (flushRequested) {
+            flushRequested = false;
+            flushIfDue(transport.nanoClock.getAsLong());
+        }
+    }
+
+    private void checkLength(int length) {
+        if (length < 0 || length > maxRecordLength) {
+            throw new IllegalArgumentException("record of " + length + " B; at most " + maxRecordLength
+                    + " B fit in a frame of transport.max-frame-bytes = " + settings.maxFrameBytes());
+        }
+    }
+
+    private boolean admit() {
+        if (accepting) {
+            return true;
+        }
+        metrics.onBackPressured();
+        return false;
+    }
+
+    private void prepare(int length, long now) {
+        if (builder.isOpen() && !builder.fits(length)) {
+            seal(FlushPolicy.Reason.SIZE, now);
+        }
+        if (!builder.isOpen()) {
+            int initial = (int) Math.min(settings.maxFrameBytes() + (long) LENGTH_FIELD,
+                    Math.max(256, (long) policy.targetBytes() + BATCH_FRAME_OVERHEAD + RECORD_HEADER_LENGTH + length));
+            builder.begin(transport.alloc.directBuffer(initial, settings.maxFrameBytes() + LENGTH_FIELD));
+        }
+        if (controller != null) {
+            controller.onEvent(length, now);
+        }
+    }
+
+    private void afterAppend(int length, long now) {
+        boolean first = builder.recordCount() == 1;
+        if (policy.onRecord(RECORD_HEADER_LENGTH + length, now)) {
+            seal(FlushPolicy.Reason.SIZE, now);
+        } else if (first) {
+            transport.flusher.wakeFor(policy.deadlineNanos());
+        }
+    }
+
+    /**
+     * Called by the deadline flusher: seals the open batch if its deadline has passed, or asks the
+     * producer to do it if the producer holds the batch. Returns the next deadline.
+     */
+    long flushIfDue(long now) {
+        if (policy.isDue(now)) {
+            if (claim.compareAndSet(FREE, FLUSHER)) {
+                try {
+                    if (!closed && builder.isOpen() && builder.recordCount() > 0 && policy.isDue(now)) {
+                        seal(FlushPolicy.Reason.DEADLINE, now);
+                    }
+                } finally {
+                    claim.setRelease(FREE);
+                }
+            } else {
+                flushRequested = true;
+            }
+        }
+        return policy.deadlineNanos();
+    }
+
+    private void seal(FlushPolicy.Reason reason, long now) {
+        drainProbeResults();
+        int records = builder.recordCount();
+        ByteBuf frame = builder.seal(++lastSequence, settings.checksum());
+        policy.onFlush(reason);
+        metrics.onSealed(records, frame.readableBytes());
+        enqueue(new OutboundBatch(lastSequence, frame, records, now));
+        if (controller != null) {
+            long probe = controller.probeBytesDue(now);
+            if (probe > 0) {
+                sendProbe((int) Math.min(probe, settings.maxFrameBytes()), now);
+            }
+        }
+    }
+
+    private void drainProbeResults() {
+        if (controller != null) {
+            probeResults.read((type, buffer, index, length) ->
+                    controller.onTransfer(buffer.getLong(index), buffer.getLong(index + 8) / 1e9), 16);
+        }
+    }
+
+    private void sendProbe(int bytes, long now) {
+        Route r = readyRoute();
+        if (r != null) {
+            metrics.onProbe();
+            r.sendProbe(now, bytes);
+        }
+    }
+
+    /** A route measured a probe's round trip (I/O thread). */
+    void onProbeAck(long id, int bytes, UnsafeBuffer scratch) {
+        long rtt = transport.nanoClock.getAsLong() - id;
+        scratch.putLong(0, bytes);
+        scratch.putLong(8, rtt);
+        probeResults.write(PROBE_MSG, scratch, 0, 16); // dropped if the producer has not drained 4 KiB of results
+    }
+
+    // ------------------------------------------------------------------ outbox (lock)
+
+    private void enqueue(OutboundBatch b) {
+        lock.lock();
+        try {
+            if (closed) {
+                b.frame.release();
+                metrics.onDropped(b.records);
+                return;
+            }
+            if (settings.reliability() == Reliability.BEST_EFFORT && readyRoute() == null) {
+                b.frame.release();
+                metrics.onDropped(b.records);
+                return;
+            }
+            boolean spill = journal != null && (!journal.isEmpty() || memoryBytes + b.bytes > settings.memoryBytes());
+            if (spill) {
+                journal.append(b.frame);
+                b.frame.release();
+                metrics.onSpilled();
+            } else {
+                pending.put(b.sequence, b);
+                memoryBytes += b.bytes;
+            }
+            pump();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Writes pending batches while the window and a ready route allow. Lock held. */
+    private void pump() {
+        while (true) {
+            refillFromJournal();
+            Map.Entry<Long, OutboundBatch> next = pending.firstEntry();
+            if (next == null) {
+                break;
+            }
+            OutboundBatch b = next.getValue();
+            if (inFlightBytes > 0 && inFlightBytes + b.bytes > settings.windowBytes()) {
+                break;
+            }
+            Route r = readyRoute();
+            if (r == null) {
+                break;
+            }
+            pending.pollFirstEntry();
+            b.route = r.index;
+            inFlight.put(b.sequence, b);
+            inFlightBytes += b.bytes;
+            metrics.onSent(b.sentBefore);
+            b.sentBefore = true;
+            r.write(b.frame.retainedDuplicate());
+        }
+        updateAccepting();
+    }
+
+    private void refillFromJournal() {
+        while (journal != null && pending.isEmpty() && !journal.isEmpty() && memoryBytes < settings.memoryBytes()) {
+            ByteBuf f = journal.poll(transport.alloc);
+            int body = LENGTH_FIELD + TYPE_FIELD;
+            OutboundBatch b = new OutboundBatch(f.getLong(body + BATCH_SEQUENCE_OFFSET), f,
+                    f.getInt(body + BATCH_COUNT_OFFSET), transport.nanoClock.getAsLong());
+            if (b.sequence <= acknowledged) {
+                f.release();
+                continue;
+            }
+            pending.put(b.sequence, b);
+            memoryBytes += b.bytes;
+        }
+    }
+
+    private void updateAccepting() {
+        boolean room = memoryBytes < settings.memoryBytes()
+                || journal != null && journal.hasRoomFor(settings.maxFrameBytes() + LENGTH_FIELD);
+        if (room != accepting) {
+            accepting = room;
+        }
+        changed.signalAll();
+    }
+
+    /** Round-robin over the ready routes among the first {@code routes} the oracle chose. Lock held. */
+    private Route readyRoute() {
+        int active = controller != null && controller.lastDecision() != null
+                ? Math.max(1, Math.min(routes.length, controller.lastDecision().routes()))
+                : routes.length;
+        for (int pass = 0; pass < 2; pass++) {
+            int limit = pass == 0 ? active : routes.length;
+            for (int i = 0; i < limit; i++) {
+                Route r = routes[(nextRoute + i) % limit];
+                if (r.isReady()) {
+                    nextRoute = (r.index + 1) % limit;
+                    return r;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Cumulative acknowledgement: everything up to {@code sequence} was delivered. I/O thread. */
+    void onAck(long sequence) {
+        lock.lock();
+        try {
+            acknowledge(sequence);
+            pump();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void acknowledge(long sequence) {
+        if (sequence <= acknowledged) {
+            return;
+        }
+        acknowledged = sequence;
+        long now = transport.nanoClock.getAsLong();
+        for (Iterator<OutboundBatch> it = inFlight.headMap(sequence, true).values().iterator(); it.hasNext(); ) {
+            OutboundBatch b = it.next();
+            it.remove();
+            inFlightBytes -= b.bytes;
+            memoryBytes -= b.bytes;
+            metrics.onAcknowledged(now - b.sealedNanos);
+            b.frame.release();
+        }
+        for (Iterator<OutboundBatch> it = pending.headMap(sequence, true).values().iterator(); it.hasNext(); ) {
+            OutboundBatch b = it.next();
+            it.remove();
+            memoryBytes -= b.bytes;
+            b.frame.release();
+        }
+    }
+
+    /** The lowest sequence this sender may still send: the receiver skips any gap before it. Lock held. */
+    long firstSequence() {
+        lock.lock();
+        try {
+            long first = lastSequence + 1;
+            if (!inFlight.isEmpty()) {
+                first = Math.min(first, inFlight.firstKey());
+            }
+            if (!pending.isEmpty()) {
+                first = Math.min(first, pending.firstKey());
+            }
+            return Math.max(first, acknowledged + 1);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A route finished its handshake; the receiver has delivered everything up to {@code lastDelivered}. */
+    void onRouteReady(Route route, long lastDelivered) {
+        lock.lock();
+        try {
+            acknowledge(lastDelivered);
+            pump();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * A route was lost: what it carried unconfirmed goes back to the outbox (resent on another route
+     * or after reconnecting); with best-effort delivery and no route left, everything held is dropped.
+     */
+    void onRouteLost(Route route) {
+        lock.lock();
+        try {
+            for (Iterator<OutboundBatch> it = inFlight.values().iterator(); it.hasNext(); ) {
+                OutboundBatch b = it.next();
+                if (b.route == route.index) {
+                    it.remove();
+                    inFlightBytes -= b.bytes;
+                    b.route = -1;
+                    pending.put(b.sequence, b);
+                }
+            }
+            if (settings.reliability() == Reliability.BEST_EFFORT && readyRoute() == null) {
+                dropAll("route " + route.index + " lost, no route left (best-effort)");
+            }
+            pump();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void dropAll(String why) {
+        int records = 0;
+        int batches = 0;
+        for (TreeMap<Long, OutboundBatch> m : java.util.List.of(inFlight, pending)) {
+            for (OutboundBatch b : m.values()) {
+                records += b.records;
+                batches++;
+                metrics.onDropped(b.records);
+                b.frame.release();
+            }
+            m.clear();
+        }
+        inFlightBytes = 0;
+        memoryBytes = 0;
+        if (batches > 0) {
+            LOG.warn("Stream {}: dropped {} unconfirmed batches ({} records): {}", this, batches, records, why);
+        }
+    }
+
+    private String describeOutbox() {
+        return pending.size() + " batches pending, " + inFlight.size() + " in flight (" + inFlightBytes + " B), "
+                + (journal == null ? "no journal" : journal.frames() + " spilled") + ", routes ready "
+                + java.util.Arrays.stream(routes).filter(Route::isReady).count() + "/" + routes.length;
+    }
+
+    // ------------------------------------------------------------------ state, close
+
+    /** Whether any route is connected and past its handshake. */
+    public boolean isReady() {
+        for (Route r : routes) {
+            if (r.isReady()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether the receiver's handshake showed the same host token as ours (a ring could carry the data). */
+    public boolean peerOnSameHost() {
+        for (Route r : routes) {
+            if (r.isReady() && r.sameHost) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    public SenderMetrics metrics() {
+        return metrics;
+    }
+
+    public FlushPolicy flushPolicy() {
+        return policy;
+    }
+
+    /** The adaptive controller, or null in fixed mode. */
+    public BatchController controller() {
+        return controller;
+    }
+
+    /** Bytes sent and not yet acknowledged. */
+    public long inFlightBytes() {
+        lock.lock();
+        try {
+            return inFlightBytes;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Batches sealed and not yet acknowledged (memory and journal). */
+    public long unacknowledgedBatches() {
+        lock.lock();
+        try {
+            return pending.size() + inFlight.size() + (journal == null ? 0 : journal.frames());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    boolean isClosing() {
+        return closed || closing;
+    }
+
+    /**
+     * Seals the open batch, waits up to {@code transport.close-timeout-ms} for everything to be
+     * acknowledged, then closes the routes; what is left is counted as dropped and logged.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        flushQuietly();
+        lock.lock();
+        try {
+            closing = true;
+            long deadline = transport.nanoClock.getAsLong() + settings.closeTimeoutNanos();
+            while (!(pending.isEmpty() && inFlight.isEmpty() && (journal == null || journal.isEmpty()))) {
+                long left = deadline - transport.nanoClock.getAsLong();
+                if (left <= 0) {
+                    break;
+                }
+                changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)));
+            }
+            closed = true;
+            long spilled = journal == null ? 0 : journal.frames();
+            dropAll("closed after transport.close-timeout-ms with unacknowledged batches");
+            if (journal != null) {
+                if (spilled > 0) {
+                    LOG.warn("Stream {}: {} spilled batches were never sent before close", this, spilled);
+                }
+                journal.close();
+            }
+            changed.signalAll();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            closed = true;
+            dropAll("interrupted while closing");
+        } finally {
+            lock.unlock();
+        }
+        while (!claim.compareAndSet(FREE, FLUSHER)) {
+            Thread.onSpinWait();
+        }
+        builder.discard();
+        claim.set(FREE);
+        transport.flusher.unregister(this);
+        for (Route r : routes) {
+            r.close();
+        }
+        transport.forget(this);
+        LOG.info("Stream {} closed: {}", this, metrics);
+    }
+
+    private void flushQuietly() {
+        if (claim.compareAndSet(FREE, PRODUCER)) {
+            try {
+                if (builder.isOpen() && builder.recordCount() > 0) {
+                    seal(FlushPolicy.Reason.EXPLICIT, transport.nanoClock.getAsLong());
+                }
+            } finally {
+                claim.setRelease(FREE);
+            }
+        }
+    }
+
+    private static String safe(String s) {
+        return s.replaceAll("[^A-Za-z0-9._-]", "_");
+    }
+
+    @Override
+    public String toString() {
+        return transport.peerId + "/" + streamId + "->" + remote;
+    }
+}

@@ -1,0 +1,220 @@
+package io.jetstream.core.transport.protocol;
+
+import static io.jetstream.core.transport.protocol.ProtocolDescriptor.*;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Encoding and strict decoding of the control-plane frames (everything but BATCH, which
+ * {@link BatchFrameBuilder} and {@link BatchFrameReader} handle). Decoders take a frame as cut by
+ * {@link FrameDecoder} (type byte first) and throw {@link ProtocolException} naming the field at fault;
+ * they never allocate from a peer-supplied length beyond the protocol's fixed bounds.
+ *
+ * <p>Stateless; any thread.
+ */
+public final class Frames {
+    private Frames() {}
+
+    public record Challenge(byte[] nonce, byte[] hostToken) {}
+
+    public record Hello(int flags, long epoch, long firstSequence, int route, int routes, String peerId, String streamId,
+            byte[] hostToken, byte[] mac) {
+        public boolean acknowledged() {
+            return (flags & FLAG_ACKNOWLEDGED) != 0;
+        }
+
+        public boolean checksum() {
+            return (flags & FLAG_CHECKSUM) != 0;
+        }
+    }
+
+    public static ByteBuf challenge(ByteBufAllocator alloc, byte[] nonce, byte[] hostToken) {
+        ByteBuf b = start(alloc, CHALLENGE, 4 + 2 + NONCE_LENGTH + HOST_TOKEN_LENGTH);
+        b.writeInt(MAGIC).writeShort(VERSION).writeBytes(nonce, 0, NONCE_LENGTH).writeBytes(hostToken, 0, HOST_TOKEN_LENGTH);
+        return finish(b);
+    }
+
+    public static Challenge readChallenge(ByteBuf f) {
+        expectType(f, CHALLENGE);
+        checkMagicAndVersion(f);
+        byte[] nonce = readFixed(f, NONCE_LENGTH, "nonce");
+        byte[] host = readFixed(f, HOST_TOKEN_LENGTH, "host token");
+        expectEnd(f, "CHALLENGE");
+        return new Challenge(nonce, host);
+    }
+
+    public static ByteBuf hello(ByteBufAllocator alloc, Hello h) {
+        byte[] peer = utf8(h.peerId(), "peer id");
+        byte[] stream = utf8(h.streamId(), "stream id");
+        ByteBuf b = start(alloc, HELLO, 4 + 2 + 1 + 8 + 8 + 4 + 4 + 2 + peer.length + 2 + stream.length
+                + HOST_TOKEN_LENGTH + 1 + h.mac().length);
+        b.writeInt(MAGIC).writeShort(VERSION).writeByte(h.flags()).writeLong(h.epoch()).writeLong(h.firstSequence())
+                .writeInt(h.route())
+                .writeInt(h.routes());
+        b.writeShort(peer.length).writeBytes(peer).writeShort(stream.length).writeBytes(stream);
+        b.writeBytes(h.hostToken(), 0, HOST_TOKEN_LENGTH).writeByte(h.mac().length).writeBytes(h.mac());
+        return finish(b);
+    }
+
+    public static Hello readHello(ByteBuf f) {
+        expectType(f, HELLO);
+        checkMagicAndVersion(f);
+        need(f, 1 + 8 + 8 + 4 + 4, "HELLO flags, epoch, first sequence and routes");
+        int flags = f.readByte();
+        long epoch = f.readLong();
+        long first = f.readLong();
+        if (first < 1) {
+            throw new ProtocolException("HELLO first sequence " + first + " < 1");
+        }
+        int route = f.readInt();
+        int routes = f.readInt();
+        if (routes < 1 || routes > 64 || route < 0 || route >= routes) {
+            throw new ProtocolException("HELLO route " + route + " of " + routes + " outside [0, routes) with routes in [1, 64]");
+        }
+        String peer = readId(f, "peer id");
+        String stream = readId(f, "stream id");
+        byte[] host = readFixed(f, HOST_TOKEN_LENGTH, "host token");
+        need(f, 1, "MAC length");
+        int macLength = f.readUnsignedByte();
+        if (macLength != 0 && macLength != MAC_LENGTH) {
+            throw new ProtocolException("HELLO MAC length " + macLength + " is neither 0 nor " + MAC_LENGTH);
+        }
+        byte[] mac = readFixed(f, macLength, "MAC");
+        expectEnd(f, "HELLO");
+        return new Hello(flags, epoch, first, route, routes, peer, stream, host, mac);
+    }
+
+    public static ByteBuf welcome(ByteBufAllocator alloc, long lastDelivered) {
+        return finish(start(alloc, WELCOME, 8).writeLong(lastDelivered));
+    }
+
+    public static ByteBuf ack(ByteBufAllocator alloc, long sequence) {
+        return finish(start(alloc, ACK, 8).writeLong(sequence));
+    }
+
+    public static ByteBuf probeAck(ByteBufAllocator alloc, long id) {
+        return finish(start(alloc, PROBE_ACK, 8).writeLong(id));
+    }
+
+    /** A probe of {@code bytes} on the wire (at least the header); the padding is zeros. */
+    public static ByteBuf probe(ByteBufAllocator alloc, long id, int bytes, int maxFrameLength) {
+        int body = Math.max(8, Math.min(bytes - LENGTH_FIELD - TYPE_FIELD, maxFrameLength - TYPE_FIELD));
+        ByteBuf b = start(alloc, PROBE, body).writeLong(id);
+        b.writeZero(body - 8);
+        return finish(b);
+    }
+
+    public static ByteBuf control(ByteBufAllocator alloc, int tag, byte[] payload) {
+        if (payload.length > MAX_CONTROL_LENGTH) {
+            throw new IllegalArgumentException("control payload of " + payload.length + " B > " + MAX_CONTROL_LENGTH);
+        }
+        return finish(start(alloc, CONTROL, 8 + payload.length).writeInt(tag).writeInt(payload.length).writeBytes(payload));
+    }
+
+    public static ByteBuf error(ByteBufAllocator alloc, String reason) {
+        byte[] r = reason.getBytes(StandardCharsets.UTF_8);
+        int n = Math.min(r.length, MAX_REASON_LENGTH);
+        return finish(start(alloc, ERROR, 2 + n).writeShort(n).writeBytes(r, 0, n));
+    }
+
+    public static String readError(ByteBuf f) {
+        expectType(f, ERROR);
+        need(f, 2, "ERROR reason length");
+        int n = f.readUnsignedShort();
+        if (n > MAX_REASON_LENGTH) {
+            throw new ProtocolException("ERROR reason of " + n + " B > " + MAX_REASON_LENGTH);
+        }
+        need(f, n, "ERROR reason");
+        return f.readCharSequence(n, StandardCharsets.UTF_8).toString();
+    }
+
+    /** The long of an 8-byte body (WELCOME, ACK, PROBE_ACK; PROBE may carry padding after it). */
+    public static long readLongBody(ByteBuf f, byte type) {
+        expectType(f, type);
+        need(f, 8, typeName(type) + " body");
+        long v = f.readLong();
+        if (type != PROBE) {
+            expectEnd(f, typeName(type));
+        }
+        return v;
+    }
+
+    /** Reads a CONTROL header; the payload stays in {@code f} (readable bytes = payload). Returns the tag. */
+    public static int readControlHeader(ByteBuf f) {
+        expectType(f, CONTROL);
+        need(f, 8, "CONTROL tag and length");
+        int tag = f.readInt();
+        int n = f.readInt();
+        if (n < 0 || n > MAX_CONTROL_LENGTH || n != f.readableBytes()) {
+            throw new ProtocolException("CONTROL length " + n + " does not match the " + f.readableBytes()
+                    + " bytes that follow (max " + MAX_CONTROL_LENGTH + ")");
+        }
+        return tag;
+    }
+
+    static void expectType(ByteBuf f, byte type) {
+        byte t = f.readByte();
+        if (t != type) {
+            throw new ProtocolException("expected " + typeName(type) + ", got " + typeName(t));
+        }
+    }
+
+    private static void checkMagicAndVersion(ByteBuf f) {
+        need(f, 6, "magic and version");
+        int magic = f.readInt();
+        if (magic != MAGIC) {
+            throw new ProtocolException(String.format("bad magic 0x%08x (expected 0x%08x): not a JetStream peer", magic, MAGIC));
+        }
+        short version = f.readShort();
+        if (version != VERSION) {
+            throw new ProtocolException("unsupported protocol version " + version + "; this peer speaks " + VERSION);
+        }
+    }
+
+    private static String readId(ByteBuf f, String what) {
+        need(f, 2, what + " length");
+        int n = f.readUnsignedShort();
+        if (n > MAX_ID_LENGTH) {
+            throw new ProtocolException(what + " of " + n + " B > " + MAX_ID_LENGTH);
+        }
+        need(f, n, what);
+        return f.readCharSequence(n, StandardCharsets.UTF_8).toString();
+    }
+
+    private static byte[] readFixed(ByteBuf f, int n, String what) {
+        need(f, n, what);
+        byte[] b = new byte[n];
+        f.readBytes(b);
+        return b;
+    }
+
+    static void need(ByteBuf f, int n, String what) {
+        if (f.readableBytes() < n) {
+            throw new ProtocolException("truncated frame: " + what + " needs " + n + " B, " + f.readableBytes() + " left");
+        }
+    }
+
+    private static void expectEnd(ByteBuf f, String frame) {
+        if (f.isReadable()) {
+            throw new ProtocolException(frame + " has " + f.readableBytes() + " unexpected trailing bytes");
+        }
+    }
+
+    private static byte[] utf8(String s, String what) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        if (b.length > MAX_ID_LENGTH) {
+            throw new IllegalArgumentException(what + " '" + s + "' longer than " + MAX_ID_LENGTH + " B");
+        }
+        return b;
+    }
+
+    private static ByteBuf start(ByteBufAllocator alloc, byte type, int body) {
+        return alloc.buffer(LENGTH_FIELD + TYPE_FIELD + body).writeInt(0).writeByte(type);
+    }
+
+    private static ByteBuf finish(ByteBuf b) {
+        return b.setInt(0, b.readableBytes() - LENGTH_FIELD);
+    }
+}

@@ -1,0 +1,89 @@
+package io.jetstream.core.transport.protocol;
+
+/**
+ * Layout of JetStream transport frames, version {@value #VERSION} (docs/protocol.md). Every frame is
+ * {@code [int length][byte type][body]}, big-endian, where {@code length} counts the type byte and the
+ * body and never exceeds the receiver's configured maximum frame size.
+ *
+ * <pre>
+ * CHALLENGE  server→client  int magic, short version, byte[16] nonce, byte[16] host token
+ * HELLO      client→server  int magic, short version, byte flags, long epoch, long first sequence,
+ *                           int route, int routes, short n + n bytes peer id, short n + n bytes stream id, byte[16] host token,
+ *                           byte n + n bytes MAC (0 or 32)
+ * WELCOME    server→client  long last delivered sequence of this stream and epoch
+ * BATCH      client→server  long sequence, int record count, int CRC32C of the records (0 when off),
+ *                           records: int target, int length, length bytes
+ * ACK        server→client  long highest sequence delivered in order (cumulative)
+ * CONTROL    server→client  int tag, int length, length bytes (back-pressure status, load, ...)
+ * PROBE      client→server  long probe id, padding
+ * PROBE_ACK  server→client  long probe id
+ * ERROR      either         short n + n bytes UTF-8 reason; the sender closes after it
+ * </pre>
+ */
+public final class ProtocolDescriptor {
+    private ProtocolDescriptor() {}
+
+    /** "JSTM". */
+    public static final int MAGIC = 0x4A53544D;
+    public static final short VERSION = 1;
+
+    public static final byte CHALLENGE = 1;
+    public static final byte HELLO = 2;
+    public static final byte WELCOME = 3;
+    public static final byte BATCH = 4;
+    public static final byte ACK = 5;
+    public static final byte CONTROL = 6;
+    public static final byte PROBE = 7;
+    public static final byte PROBE_ACK = 8;
+    public static final byte ERROR = 9;
+
+    /** HELLO flags. */
+    public static final int FLAG_ACKNOWLEDGED = 1;
+    public static final int FLAG_CHECKSUM = 2;
+
+    public static final int LENGTH_FIELD = Integer.BYTES;
+    public static final int TYPE_FIELD = 1;
+
+    public static final int NONCE_LENGTH = 16;
+    public static final int HOST_TOKEN_LENGTH = 16;
+    public static final int MAC_LENGTH = 32;
+    /** Longest peer or stream id, in UTF-8 bytes. */
+    public static final int MAX_ID_LENGTH = 255;
+    /** Longest ERROR reason, in UTF-8 bytes. */
+    public static final int MAX_REASON_LENGTH = 1024;
+    /** Largest CONTROL payload. */
+    public static final int MAX_CONTROL_LENGTH = 64 << 10;
+
+    /** BATCH body offsets, relative to the first byte after the type. */
+    public static final int BATCH_SEQUENCE_OFFSET = 0;
+    public static final int BATCH_COUNT_OFFSET = 8;
+    public static final int BATCH_CHECKSUM_OFFSET = 12;
+    public static final int BATCH_HEADER_LENGTH = 16;
+    /** Bytes in front of a batch's first record, counting the length and type fields. */
+    public static final int BATCH_FRAME_OVERHEAD = LENGTH_FIELD + TYPE_FIELD + BATCH_HEADER_LENGTH;
+    /** Per record: target id and length. */
+    public static final int RECORD_HEADER_LENGTH = 8;
+
+    /** Smallest allowed maximum frame: a handshake must fit. */
+    public static final int MIN_MAX_FRAME_LENGTH = 1024;
+
+    /** Largest payload of one record in a frame of at most {@code maxFrameLength} (length field excluded). */
+    public static int maxRecordLength(int maxFrameLength) {
+        return maxFrameLength - TYPE_FIELD - BATCH_HEADER_LENGTH - RECORD_HEADER_LENGTH;
+    }
+
+    public static String typeName(int type) {
+        return switch (type) {
+            case CHALLENGE -> "CHALLENGE";
+            case HELLO -> "HELLO";
+            case WELCOME -> "WELCOME";
+            case BATCH -> "BATCH";
+            case ACK -> "ACK";
+            case CONTROL -> "CONTROL";
+            case PROBE -> "PROBE";
+            case PROBE_ACK -> "PROBE_ACK";
+            case ERROR -> "ERROR";
+            default -> "unknown type " + type;
+        };
+    }
+}

@@ -1,0 +1,11 @@
+package io.jetstream.core.transport.netty;
+
+import java.util.Map;
+
+/** The contract over TCP with Netty's NIO transport (the fallback where epoll does not load). */
+class NioTransportTest extends TransportContractTest {
+    @Override
+    Map<String, Object> path() {
+        return Map.of("transport.io", "nio");
+    }
+}

@@ -1,0 +1,11 @@
+package io.jetstream.core.transport.netty;
+
+import java.util.Map;
+
+/** The contract over plain TCP (epoll where available). */
+class TcpTransportTest extends TransportContractTest {
+    @Override
+    Map<String, Object> path() {
+        return Map.of();
+    }
+}
