@@ -3,6 +3,7 @@ package io.jetstream.core.config;
 import io.jetstream.core.batch.BatchOptions;
 import io.jetstream.core.qos.QosOptions;
 import io.jetstream.core.ring.RingOptions;
+import io.jetstream.core.transport.TransportOptions;
 import org.junit.jupiter.api.Test;
 
 /** docs/configuration.md lists exactly the options jetstream-core declares. */
@@ -17,5 +18,7 @@ class ConfigurationDocsTest {
                 "core-batch", ConfigurationDocs.render(ConfigScope.STORM, SCOPE_NOTE, BatchOptions.GROUP));
         ConfigurationDocsCheck.checkSection(
                 "core-qos", ConfigurationDocs.render(ConfigScope.STORM, SCOPE_NOTE, QosOptions.GROUP));
+        ConfigurationDocsCheck.checkSection(
+                "core-transport", ConfigurationDocs.render(ConfigScope.STORM, SCOPE_NOTE, TransportOptions.GROUP));
     }
 }

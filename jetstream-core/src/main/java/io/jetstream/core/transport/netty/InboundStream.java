@@ -37,6 +37,7 @@ final class InboundStream {
     private Ordering ordering;
     private long watermark = -1;
     private long heldBytes;
+    private int routes;
 
     InboundStream(StreamKey key, DeliveryHandler handler, SequenceStore store, ReceiverMetrics metrics, Ordering ordering,
             long maxHeldBytes) {
@@ -54,6 +55,7 @@ final class InboundStream {
      * watermark to put in WELCOME.
      */
     synchronized long onHello(long firstSequence, BatchFrameReader reader) {
+        routes++;
         if (watermark < 0) {
             watermark = store.lastDelivered(key);
         }
@@ -112,6 +114,16 @@ final class InboundStream {
             }
             held.clear();
             heldBytes = 0;
+        }
+    }
+
+    /**
+     * A route of this stream closed. With none left, what waits behind a gap is released: the
+     * sender resends it (acknowledged) or skips it (best-effort) when it reconnects.
+     */
+    synchronized void onRouteClosed() {
+        if (--routes == 0) {
+            release();
         }
     }
 

@@ -42,6 +42,8 @@ final class Route {
     /** Wire size of the probe in flight (one at a time per route; a later one replaces it). */
     private volatile int probeBytes;
     volatile boolean sameHost;
+    /** HELLO sent, WELCOME not yet received. Guarded by the sender's outbox lock. */
+    boolean handshaking;
     private long backoffNanos;
     private boolean everConnected;
 
@@ -184,7 +186,7 @@ final class Route {
                     | (sender.settings.reliability() == io.jetstream.core.transport.TransportOptions.Reliability.ACKNOWLEDGED
                             ? FLAG_ACKNOWLEDGED : 0);
             byte[] mac = t.secret == null ? new byte[0] : t.secret.mac(c.nonce(), t.peerId, sender.streamId);
-            ctx.writeAndFlush(Frames.hello(ctx.alloc(), new Frames.Hello(flags, sender.epoch, sender.firstSequence(),
+            ctx.writeAndFlush(Frames.hello(ctx.alloc(), new Frames.Hello(flags, sender.epoch, sender.beginHandshake(Route.this),
                     index, count, t.peerId, sender.streamId, t.hostToken, mac)));
         }
 
@@ -200,8 +202,8 @@ final class Route {
             ready = false;
             if (wasReady) {
                 LOG.warn("Stream {} route {}: connection lost", sender, index);
-                sender.onRouteLost(Route.this);
             }
+            sender.onRouteLost(Route.this);
             scheduleReconnect(ctx.channel());
         }
 

@@ -46,6 +46,8 @@ import org.slf4j.LoggerFactory;
 public final class StreamReceiver implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StreamReceiver.class);
     private static final SecureRandom NONCES = new SecureRandom();
+    /** Most streams one receiver tracks (each HELLO with a new peer and stream id adds one). */
+    static final int MAX_STREAMS = 65_536;
 
     private final NettyTransport transport;
     private final DeliveryHandler handler;
@@ -202,6 +204,9 @@ public final class StreamReceiver implements AutoCloseable {
                         + (h.mac().length == 0 ? "is not set on the sender)" : "differs)"));
             }
             StreamKey key = new StreamKey(h.peerId(), h.streamId(), h.epoch());
+            if (streams.size() >= MAX_STREAMS && !streams.containsKey(key)) {
+                throw new ProtocolException("receiver already tracks " + MAX_STREAMS + " streams; refusing " + key);
+            }
             InboundStream s = streams.computeIfAbsent(key, k -> {
                 // A new epoch of the same (peer, stream) replaces the old incarnation's state.
                 streams.entrySet().removeIf(e -> {
@@ -226,6 +231,15 @@ public final class StreamReceiver implements AutoCloseable {
             ready.add(ctx.channel());
             LOG.info("Stream {} route {}/{} accepted from {} (resumes after {}, {} delivery)", key, h.route(), h.routes(),
                     ctx.channel().remoteAddress(), watermark, h.acknowledged() ? "acknowledged" : "best-effort");
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            ready.remove(ctx.channel());
+            if (stream != null) {
+                stream.onRouteClosed();
+            }
+            ctx.fireChannelInactive();
         }
 
         @Override

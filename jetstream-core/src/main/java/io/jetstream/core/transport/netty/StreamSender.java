@@ -338,7 +338,7 @@ public final class StreamSender implements AutoCloseable {
                 metrics.onDropped(b.records);
                 return;
             }
-            if (settings.reliability() == Reliability.BEST_EFFORT && readyRoute() == null) {
+            if (settings.reliability() == Reliability.BEST_EFFORT && !connected()) {
                 b.frame.release();
                 metrics.onDropped(b.records);
                 return;
@@ -460,10 +460,15 @@ public final class StreamSender implements AutoCloseable {
         }
     }
 
-    /** The lowest sequence this sender may still send: the receiver skips any gap before it. Lock held. */
-    long firstSequence() {
+    /**
+     * A route sends HELLO: returns the lowest sequence this sender may still send (the receiver
+     * skips any gap before it). Until the route is ready or lost, best-effort batches are held rather
+     * than dropped, so that nothing announced here goes missing later.
+     */
+    long beginHandshake(Route route) {
         lock.lock();
         try {
+            route.handshaking = true;
             long first = lastSequence + 1;
             if (!inFlight.isEmpty()) {
                 first = Math.min(first, inFlight.firstKey());
@@ -481,6 +486,7 @@ public final class StreamSender implements AutoCloseable {
     void onRouteReady(Route route, long lastDelivered) {
         lock.lock();
         try {
+            route.handshaking = false;
             acknowledge(lastDelivered);
             pump();
         } finally {
@@ -495,6 +501,7 @@ public final class StreamSender implements AutoCloseable {
     void onRouteLost(Route route) {
         lock.lock();
         try {
+            route.handshaking = false;
             for (Iterator<OutboundBatch> it = inFlight.values().iterator(); it.hasNext(); ) {
                 OutboundBatch b = it.next();
                 if (b.route == route.index) {
@@ -504,13 +511,23 @@ public final class StreamSender implements AutoCloseable {
                     pending.put(b.sequence, b);
                 }
             }
-            if (settings.reliability() == Reliability.BEST_EFFORT && readyRoute() == null) {
+            if (settings.reliability() == Reliability.BEST_EFFORT && !connected()) {
                 dropAll("route " + route.index + " lost, no route left (best-effort)");
             }
             pump();
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Whether a route is ready or in the middle of a handshake. Lock held. */
+    private boolean connected() {
+        for (Route r : routes) {
+            if (r.isReady() || r.handshaking) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void dropAll(String why) {

@@ -300,6 +300,30 @@ abstract class TransportContractTest {
     }
 
     @Test
+    void anAcknowledgedStreamSpillsToItsJournalWhileTheReceiverIsAway(@org.junit.jupiter.api.io.TempDir java.nio.file.Path journal)
+            throws Exception {
+        Map<String, Object> o = Map.of("transport.reliability", "acknowledged", "transport.memory-bytes", 64L << 10,
+                "transport.journal.dir", journal.toString(), "batch.mode", "fixed", "batch.fixed.target-bytes", 4096);
+        Collector c = new Collector();
+        NettyTransport receiving = transport("receiver", o);
+        StreamReceiver probe = receiving.bind(0, c, t -> true, SequenceStore.inMemory());
+        int port = probe.localAddress().getPort();
+        probe.close(); // nobody listens while the sender writes
+        StreamSender s = transport("sender", o).openSender("s", new InetSocketAddress("127.0.0.1", port), ControlListener.NONE);
+        send(s, 0, 40_000, 100, 3); // ~4.3 MB: 64 KiB in memory, the rest in the journal
+        assertTrue(s.metrics().batchesSpilled() > 900, "spilled: " + s.metrics());
+        assertFalse(s.isBackPressured());
+        StreamReceiver r = receiving.bind(port, c, t -> true, SequenceStore.inMemory());
+        await("40,000 records", 30, () -> c.size() >= 40_000);
+        assertInOrder(c, 40_000);
+        await("all acknowledged", 10, () -> s.unacknowledgedBatches() == 0);
+        try (var files = java.nio.file.Files.walk(journal)) {
+            assertEquals(0, files.filter(java.nio.file.Files::isRegularFile).count(), "a drained journal leaves no files");
+        }
+        r.close();
+    }
+
+    @Test
     void controlFramesReachSenders() throws Exception {
         Collector c = new Collector();
         StreamReceiver r = transport("receiver", Map.of()).bind(0, c, t -> true, SequenceStore.inMemory());

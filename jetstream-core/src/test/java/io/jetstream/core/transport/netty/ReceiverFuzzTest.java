@@ -1,0 +1,125 @@
+package io.jetstream.core.transport.netty;
+
+import static io.jetstream.core.transport.netty.TransportTestSupport.record;
+import static io.jetstream.core.transport.netty.TransportTestSupport.settings;
+import static io.jetstream.core.transport.protocol.ProtocolDescriptor.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jetstream.core.transport.SequenceStore;
+import io.jetstream.core.transport.netty.TransportTestSupport.Collector;
+import io.jetstream.core.transport.protocol.BatchFrameBuilder;
+import io.jetstream.core.transport.protocol.Frames;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Seeded fuzzing of the receiver's whole connection pipeline (frame decoder, handshake, batch
+ * validation, ordering) on an {@link EmbeddedChannel}: valid streams with random mutations
+ * (flipped bytes, truncations, random lengths, junk) cut into random chunks. No exception may escape
+ * the connection, no corrupted record may be delivered (checksums on), memory stays bounded by the
+ * maximum frame, and nothing leaks (paranoid leak detection). Bounded in iterations and time.
+ */
+class ReceiverFuzzTest {
+    private static final int MAX_FRAME = 16 << 10;
+    private static final int ITERATIONS = 3_000;
+    private static final long TIME_BUDGET_NANOS = TimeUnit.SECONDS.toNanos(20);
+    private static final ByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void randomAndMutatedFramesNeverEscapeTheConnection() {
+        Collector delivered = new Collector();
+        try (NettyTransport t = new NettyTransport(settings(Map.of("transport.max-frame-bytes", MAX_FRAME)), "fuzz")) {
+            StreamReceiver receiver = new StreamReceiver(t, delivered, target -> target >= 0 && target < 8, SequenceStore.inMemory());
+            Random random = new Random(20261122);
+            long start = System.nanoTime();
+            long maxDirect = 0;
+            int iterations = 0;
+            for (; iterations < ITERATIONS && System.nanoTime() - start < TIME_BUDGET_NANOS; iterations++) {
+                EmbeddedChannel ch = new EmbeddedChannel(receiver.connectionInitializer());
+                try {
+                    for (ByteBuf chunk : chunks(input(random, iterations), random)) {
+                        if (!ch.isOpen()) {
+                            chunk.release();
+                            continue;
+                        }
+                        ch.writeInbound(chunk);
+                        ch.runPendingTasks();
+                        ch.checkException();
+                        maxDirect = Math.max(maxDirect, PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory());
+                    }
+                } finally {
+                    ch.finishAndReleaseAll();
+                }
+            }
+            receiver.close();
+            assertTrue(iterations >= 200, "only " + iterations + " iterations in the time budget");
+            assertEquals(0, delivered.corrupt, "corrupted records delivered");
+            assertTrue(receiver.metrics().protocolErrors() > iterations / 4, "mutations refused: " + receiver.metrics());
+            assertTrue(receiver.metrics().recordsDelivered() > 0, "intact batches delivered: " + receiver.metrics());
+            assertTrue(maxDirect < 64L << 20, "pooled direct memory peaked at " + maxDirect + " B");
+        }
+    }
+
+    /** A valid stream (HELLO with checksums, batches 1..n), then one mutation. */
+    private static ByteBuf input(Random random, int iteration) {
+        ByteBuf all = ALLOC.buffer();
+        ByteBuf hello = Frames.hello(ALLOC, new Frames.Hello(FLAG_CHECKSUM, iteration + 1, 1, 0, 1, "p" + (iteration % 16), "s",
+                new byte[16], new byte[0]));
+        all.writeBytes(hello);
+        hello.release();
+        int batches = 1 + random.nextInt(4);
+        for (int b = 1; b <= batches; b++) {
+            BatchFrameBuilder builder = new BatchFrameBuilder(MAX_FRAME);
+            builder.begin(ALLOC.buffer());
+            int records = random.nextInt(6);
+            for (int r = 0; r < records; r++) {
+                byte[] rec = record(r, 8 + random.nextInt(200));
+                builder.append(random.nextInt(8), rec, 0, rec.length);
+            }
+            ByteBuf f = builder.seal(b, true);
+            all.writeBytes(f);
+            f.release();
+        }
+        switch (random.nextInt(6)) {
+            case 0 -> { } // intact
+            case 1 -> { // flip bytes anywhere
+                for (int i = 0, n = 1 + random.nextInt(4); i < n; i++) {
+                    int at = random.nextInt(all.writerIndex());
+                    all.setByte(at, all.getByte(at) ^ (1 + random.nextInt(255)));
+                }
+            }
+            case 2 -> all.writerIndex(random.nextInt(all.writerIndex())); // truncated
+            case 3 -> all.writeInt(random.nextInt()).writeByte(random.nextInt(12)); // a random frame header
+            case 4 -> { // junk appended
+                byte[] junk = new byte[random.nextInt(512)];
+                random.nextBytes(junk);
+                all.writeBytes(junk);
+            }
+            default -> { // a random length field inside the stream
+                int at = random.nextInt(Math.max(1, all.writerIndex() - 4));
+                all.setInt(at, random.nextInt());
+            }
+        }
+        return all;
+    }
+
+    private static List<ByteBuf> chunks(ByteBuf all, Random random) {
+        List<ByteBuf> out = new ArrayList<>();
+        while (all.isReadable()) {
+            out.add(all.readRetainedSlice(Math.min(all.readableBytes(), 1 + random.nextInt(700))));
+        }
+        all.release();
+        return out;
+    }
+}

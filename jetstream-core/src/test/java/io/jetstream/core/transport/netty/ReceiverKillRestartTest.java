@@ -1,0 +1,159 @@
+package io.jetstream.core.transport.netty;
+
+import static io.jetstream.core.transport.netty.TransportTestSupport.await;
+import static io.jetstream.core.transport.netty.TransportTestSupport.record;
+import static io.jetstream.core.transport.netty.TransportTestSupport.settings;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jetstream.core.transport.ControlListener;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Faults with real processes: the receiver is a separate JVM, killed with SIGKILL mid-stream and
+ * started again on the same port. Acknowledged: every record arrives exactly once (the receiver's
+ * output is its commit log). Best-effort: nothing is duplicated, the losses are counted, and the
+ * sender neither hangs nor keeps anything.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ReceiverKillRestartTest {
+    private static final int RECORDS = 60_000;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void acknowledgedDeliveryIsExactlyOnceAcrossAKilledReceiver() throws Exception {
+        Map<String, Long> counts = run("acknowledged");
+        assertEquals(RECORDS, counts.size(), "distinct records delivered");
+        counts.forEach((index, n) -> assertEquals(1L, n, "deliveries of record " + index));
+    }
+
+    @Test
+    void bestEffortDeliveryCountsWhatTheKilledReceiverLost() throws Exception {
+        Map<String, Long> counts = run("best-effort");
+        counts.forEach((index, n) -> assertEquals(1L, n, "deliveries of record " + index));
+        assertTrue(counts.size() < RECORDS, "a killed receiver loses something in best-effort mode");
+    }
+
+    private Map<String, Long> run(String reliability) throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        Path output = dir.resolve("delivered.txt");
+        List<String> options = List.of("transport.reliability=" + reliability, "batch.mode=fixed",
+                "batch.fixed.target-bytes=2048", "batch.max-event-delay-ms=5");
+        Process receiver = start(port, output, options, "first");
+        Map<String, Object> o = new HashMap<>();
+        options.forEach(kv -> o.put(kv.split("=")[0], kv.split("=")[1]));
+        try (NettyTransport t = new NettyTransport(settings(o), "sender-process")) {
+            StreamSender s = t.openSender("s", new InetSocketAddress("127.0.0.1", port), ControlListener.NONE);
+            await("connected", 20, s::isReady);
+            for (int i = 0; i < RECORDS; i++) {
+                if (i == RECORDS / 3) {
+                    receiver.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                    await("the sender sees the loss", 10, () -> !s.isReady());
+                }
+                if (i == RECORDS / 2) {
+                    receiver = start(port, output, options, "second");
+                }
+                byte[] r = record(i, 64);
+                s.send(0, r, 0, r.length);
+                if (i % 100 == 0) {
+                    LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(500)); // ~0.2 M records/s: the kill lands mid-stream
+                }
+            }
+            s.flush();
+            if (reliability.equals("acknowledged")) {
+                await("everything acknowledged", 60, () -> s.unacknowledgedBatches() == 0);
+                assertEquals(0, s.metrics().recordsDropped());
+                assertTrue(s.metrics().batchesReplayed() + s.metrics().reconnects() > 0, s.metrics().toString());
+            } else {
+                await("nothing left in flight", 30, () -> s.unacknowledgedBatches() == 0);
+                assertTrue(s.metrics().recordsDropped() > 0, "losses counted: " + s.metrics());
+            }
+            long dropped = s.metrics().recordsDropped();
+            long start = System.nanoTime();
+            s.close();
+            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10), "close does not hang");
+            Map<String, Long> counts = counts(output);
+            assertTrue(counts.size() + dropped >= RECORDS,
+                    counts.size() + " delivered + " + dropped + " counted as dropped < " + RECORDS + " sent");
+            return counts;
+        } finally {
+            receiver.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static Map<String, Long> counts(Path output) throws Exception {
+        Map<String, Long> counts = new HashMap<>();
+        for (String line : Files.readAllLines(output)) {
+            String[] f = line.split(" ");
+            if (f.length == 3) {
+                for (String index : f[2].split(",")) {
+                    if (!index.isEmpty()) {
+                        counts.merge(index, 1L, Long::sum);
+                    }
+                }
+            }
+        }
+        return counts;
+    }
+
+    private Process start(int port, Path output, List<String> options, String name) throws Exception {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("--add-exports");
+        command.add("java.base/jdk.internal.misc=ALL-UNNAMED"); // Agrona
+        command.add("-Xmx256m");
+        command.add("-Dio.netty.leakDetection.level=paranoid");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(ReceiverProcessMain.class.getName());
+        command.add(Integer.toString(port));
+        command.add(output.toString());
+        command.addAll(options);
+        Process p = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.PIPE).start();
+        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        Path log = dir.resolve("receiver-" + name + ".log");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        StringBuilder seen = new StringBuilder();
+        String line;
+        while ((line = out.readLine()) != null) {
+            seen.append(line).append('\n');
+            if (line.startsWith("READY")) {
+                break;
+            }
+            assertTrue(System.nanoTime() < deadline, "receiver process did not start:\n" + seen);
+        }
+        assertTrue(line != null, "receiver process exited:\n" + seen);
+        Thread drain = new Thread(() -> {
+            try {
+                Files.writeString(log, seen);
+                out.transferTo(Files.newBufferedWriter(log, java.nio.file.StandardOpenOption.APPEND));
+            } catch (Exception ignored) {
+                // the process was killed
+            }
+        }, "drain-" + name);
+        drain.setDaemon(true);
+        drain.start();
+        return p;
+    }
+}
