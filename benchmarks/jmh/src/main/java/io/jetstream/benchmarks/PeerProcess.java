@@ -58,6 +58,11 @@ public final class PeerProcess implements AutoCloseable {
         return Integer.parseInt(words[1]);
     }
 
+    /** The whole READY line (peers that report several ports). */
+    public String readyLine() {
+        return ready;
+    }
+
     /** The peer's next line of standard output, or null at its end. */
     public String readLine() throws IOException {
         return output.readLine();

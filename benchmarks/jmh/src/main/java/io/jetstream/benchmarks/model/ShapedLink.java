@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
  * root and iproute2; everything made is removed by {@link #close()}, and names carry this process's
  * pid so concurrent runs do not collide.
  */
-final class ShapedLink implements AutoCloseable {
+public final class ShapedLink implements AutoCloseable {
     private final String namespace;
     private final String hostDevice;
     private final String hostAddress;
@@ -30,7 +30,7 @@ final class ShapedLink implements AutoCloseable {
      * @param burst tc burst, for example {@code 4kb}: a few packets, so the bucket shapes even small batches
      *     (a large burst lets small frames through unshaped)
      */
-    static ShapedLink create(String rate, String burst) throws IOException {
+    public static ShapedLink create(String rate, String burst) throws IOException {
         long pid = ProcessHandle.current().pid();
         int subnet = (int) (pid % 200) + 20;
         String ns = "jsmodel" + pid;
@@ -55,11 +55,11 @@ final class ShapedLink implements AutoCloseable {
     }
 
     /** The prefix that starts a command inside the peer's namespace. */
-    List<String> peerPrefix() {
+    public List<String> peerPrefix() {
         return List.of("ip", "netns", "exec", namespace);
     }
 
-    String peerAddress() {
+    public String peerAddress() {
         return peerAddress;
     }
 
@@ -68,7 +68,7 @@ final class ShapedLink implements AutoCloseable {
     }
 
     /** The qdisc as tc reports it (rate, burst, drops), for the benchmark's record. */
-    String describe() {
+    public String describe() {
         try {
             return run("tc", "-s", "qdisc", "show", "dev", hostDevice).replaceAll("\\s+", " ").trim();
         } catch (IOException e) {

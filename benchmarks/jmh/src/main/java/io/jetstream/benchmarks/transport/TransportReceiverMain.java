@@ -1,0 +1,105 @@
+package io.jetstream.benchmarks.transport;
+
+import io.jetstream.core.batch.BatchOptions;
+import io.jetstream.core.config.ConfigScope;
+import io.jetstream.core.config.JetStreamConfig;
+import io.jetstream.core.transport.SequenceStore;
+import io.jetstream.core.transport.TransportOptions;
+import io.jetstream.core.transport.TransportSettings;
+import io.jetstream.core.transport.netty.NettyTransport;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import java.net.InetSocketAddress;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.Map;
+
+/**
+ * The receiving JVM of {@link TransportComparison}: a JetStream receiver and a plain Netty server
+ * (4-byte length + record, as a per-record pipeline would frame it) on one address. Both measure
+ * the same way: records between a START and an END marker, each record's latency from the
+ * sender's {@code System.nanoTime()} in its payload (one monotonic clock per kernel, namespaces
+ * included) to its delivery; at END they print {@code STATS records seconds mean-us p50-us p99-us}.
+ *
+ * <p>Arguments: bind address.
+ */
+public final class TransportReceiverMain {
+    static final byte DATA = 0;
+    static final byte START = 1;
+    static final byte END = 2;
+
+    /** Latency samples of one run; one per record up to the capacity. Receiving threads, one run at a time. */
+    static final class Stats {
+        private final long[] latencies = new long[1 << 23];
+        private int n;
+        private long records;
+        private long startNanos;
+
+        synchronized void onRecord(byte kind, long sentNanos) {
+            long now = System.nanoTime();
+            switch (kind) {
+                case START -> {
+                    n = 0;
+                    records = 0;
+                    startNanos = now;
+                }
+                case END -> report(now);
+                default -> {
+                    records++;
+                    if (n < latencies.length) {
+                        latencies[n++] = now - sentNanos;
+                    }
+                }
+            }
+        }
+
+        private void report(long now) {
+            long[] sorted = Arrays.copyOf(latencies, n);
+            Arrays.sort(sorted);
+            double mean = n == 0 ? 0 : Arrays.stream(sorted).average().orElse(0);
+            System.out.printf("STATS %d %.6f %.1f %.1f %.1f%n", records, (now - startNanos) / 1e9, mean / 1e3,
+                    n == 0 ? 0 : sorted[n / 2] / 1e3, n == 0 ? 0 : sorted[(int) Math.min(n - 1, n * 0.99)] / 1e3);
+            System.out.flush();
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        String bind = args[0];
+        Stats jet = new Stats();
+        TransportSettings settings = TransportSettings.from(JetStreamConfig.load(ConfigScope.STORM,
+                Map.of("jetstream.transport.bind-address", bind), TransportOptions.GROUP, BatchOptions.GROUP));
+        NettyTransport transport = new NettyTransport(settings, "bench-receiver");
+        int jetPort = transport.bind(0, (stream, sequence, records) -> records.forEach((target, buffer, offset, length) ->
+                jet.onRecord(buffer.getByte(offset), buffer.getLong(offset + 1, ByteOrder.BIG_ENDIAN))),
+                t -> true, SequenceStore.inMemory()).localAddress().getPort();
+
+        Stats plain = new Stats();
+        MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(2, EpollIoHandler.newFactory());
+        Channel server = new ServerBootstrap().group(group).channel(EpollServerSocketChannel.class)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(1 << 20, 0, 4, 0, 4));
+                        ch.pipeline().addLast(new SimpleChannelInboundHandler<ByteBuf>() {
+                            @Override
+                            protected void channelRead0(ChannelHandlerContext ctx, ByteBuf record) {
+                                plain.onRecord(record.getByte(record.readerIndex()), record.getLong(record.readerIndex() + 1));
+                            }
+                        });
+                    }
+                }).bind(new InetSocketAddress(bind, 0)).sync().channel();
+        System.out.println("READY " + jetPort + " " + ((InetSocketAddress) server.localAddress()).getPort());
+        System.out.flush();
+        Thread.sleep(Long.MAX_VALUE);
+    }
+}
