@@ -54,7 +54,9 @@ public final class TransportOptions {
     public static final ConfigOption<Long> MEMORY_BYTES = ConfigOption.longOption(
             "transport.memory-bytes", 64L << 20, 1024, 1L << 40,
             "Bytes of sealed batches (unsent or unacknowledged) a stream keeps in memory; beyond it "
-                    + "`acknowledged` streams spill to the journal, or push back on the caller without one.");
+                    + "`acknowledged` streams spill to the journal, or push back on the caller without one. In "
+                    + "`adaptive` batch mode a connected stream narrows it to what its link drains within "
+                    + "`batch.max-event-delay-ms` (at least 256 KiB), so overload pushes back instead of queueing.");
 
     public static final ConfigOption<Reliability> RELIABILITY = ConfigOption.enumOption(
             "transport.reliability", Reliability.class, Reliability.BEST_EFFORT,

@@ -53,6 +53,8 @@ public final class StreamSender implements AutoCloseable {
     private static final int PRODUCER = 1;
     private static final int FLUSHER = 2;
     private static final int PROBE_MSG = 1;
+    static final long MIN_ADAPTIVE_OUTBOX = 256 << 10;
+    private static final long DRAIN_SAMPLE_NANOS = 20_000_000;
 
     final NettyTransport transport;
     final TransportSettings settings;
@@ -87,6 +89,11 @@ public final class StreamSender implements AutoCloseable {
     private long acknowledged;
     private int nextRoute;
     private boolean closing;
+    // Drain capacity, measured from acknowledgements while a backlog exists (adaptive mode).
+    private long backlogStartNanos;
+    private long backlogAckedBytes;
+    private double capacityBytesPerSecond = Double.NaN;
+    private volatile long outboxLimitBytes;
     private volatile boolean accepting = true;
     private volatile boolean closed;
 
@@ -106,6 +113,7 @@ public final class StreamSender implements AutoCloseable {
                 ? new SpillJournal(settings.journalDir().get().resolve(safe(transport.peerId) + "-" + safe(streamId)),
                         settings.maxFrameBytes(), settings.journalMaxBytes())
                 : null;
+        this.outboxLimitBytes = settings.memoryBytes();
         this.routes = new Route[settings.batch().maxRoutes()];
         for (int i = 0; i < routes.length; i++) {
             routes[i] = new Route(this, i, routes.length);
@@ -400,9 +408,46 @@ public final class StreamSender implements AutoCloseable {
         }
     }
 
+    /**
+     * The outbox bound. In adaptive mode, while connected and once the drain rate under backlog is
+     * known, it is what the link drains within the user's maximum event delay (at least
+     * {@value #MIN_ADAPTIVE_OUTBOX} bytes, at most {@code transport.memory-bytes}): under overload the
+     * producer is pushed back instead of queueing seconds of data. Lock held.
+     */
+    private long outboxLimit() {
+        long configured = settings.memoryBytes();
+        if (controller == null || Double.isNaN(capacityBytesPerSecond) || readyRoute() == null) {
+            return configured;
+        }
+        double drainable = capacityBytesPerSecond * settings.batch().maxEventDelayNanos() / 1e9;
+        return (long) Math.min(configured, Math.max(MIN_ADAPTIVE_OUTBOX, drainable));
+    }
+
+    /** Samples the drain rate from acknowledged bytes over spans of at least 20 ms with a backlog. Lock held. */
+    private void measureDrain(long ackedBytes, long now) {
+        boolean backlog = !pending.isEmpty() || inFlightBytes >= settings.windowBytes() / 2
+                || memoryBytes >= outboxLimitBytes / 2;
+        if (!backlog) {
+            backlogStartNanos = now;
+            backlogAckedBytes = 0;
+            return;
+        }
+        backlogAckedBytes += ackedBytes;
+        long span = now - backlogStartNanos;
+        if (span >= DRAIN_SAMPLE_NANOS) {
+            double sample = backlogAckedBytes * 1e9 / span;
+            capacityBytesPerSecond = Double.isNaN(capacityBytesPerSecond) ? sample
+                    : capacityBytesPerSecond + 0.3 * (sample - capacityBytesPerSecond);
+            backlogStartNanos = now;
+            backlogAckedBytes = 0;
+        }
+    }
+
     private void updateAccepting() {
-        boolean room = memoryBytes < settings.memoryBytes()
-                || journal != null && journal.hasRoomFor(settings.maxFrameBytes() + LENGTH_FIELD);
+        long limit = outboxLimit();
+        outboxLimitBytes = limit;
+        boolean room = memoryBytes < limit
+                || limit == settings.memoryBytes() && journal != null && journal.hasRoomFor(settings.maxFrameBytes() + LENGTH_FIELD);
         if (room != accepting) {
             accepting = room;
         }
@@ -444,14 +489,17 @@ public final class StreamSender implements AutoCloseable {
         }
         acknowledged = sequence;
         long now = transport.nanoClock.getAsLong();
+        long ackedBytes = 0;
         for (Iterator<OutboundBatch> it = inFlight.headMap(sequence, true).values().iterator(); it.hasNext(); ) {
             OutboundBatch b = it.next();
             it.remove();
             inFlightBytes -= b.bytes;
             memoryBytes -= b.bytes;
+            ackedBytes += b.bytes;
             metrics.onAcknowledged(now - b.sealedNanos);
             b.frame.release();
         }
+        measureDrain(ackedBytes, now);
         for (Iterator<OutboundBatch> it = pending.headMap(sequence, true).values().iterator(); it.hasNext(); ) {
             OutboundBatch b = it.next();
             it.remove();
@@ -588,6 +636,21 @@ public final class StreamSender implements AutoCloseable {
     /** The adaptive controller, or null in fixed mode. */
     public BatchController controller() {
         return controller;
+    }
+
+    /** Current bound of the outbox (see {@code transport.memory-bytes}; adaptive mode narrows it under overload). */
+    public long outboxLimitBytes() {
+        return outboxLimitBytes;
+    }
+
+    /** Bytes sealed and not yet acknowledged, in memory. */
+    public long outboxBytes() {
+        lock.lock();
+        try {
+            return memoryBytes;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Bytes sent and not yet acknowledged. */

@@ -220,6 +220,40 @@ abstract class TransportContractTest {
     }
 
     @Test
+    void underOverloadTheAdaptiveOutboxHoldsWhatTheLinkDrainsWithinTheDelayBound() throws Exception {
+        Map<String, Object> o = Map.of("transport.reliability", "acknowledged", "batch.max-event-delay-ms", 20L);
+        Collector c = new Collector();
+        StreamReceiver r = transport("receiver", o).bind(0, new io.jetstream.core.transport.DeliveryHandler() {
+            @Override
+            public void deliver(io.jetstream.core.transport.StreamKey stream, long sequence, DeliveredBatch records) {
+                long until = System.nanoTime() + 20_000L * records.count(); // at most 50,000 records/s
+                while (System.nanoTime() < until) {
+                    Thread.onSpinWait();
+                }
+                c.deliver(stream, sequence, records);
+            }
+        }, t -> true, SequenceStore.inMemory());
+        StreamSender s = transport("sender", o).openSender("s", at(r), ControlListener.NONE);
+        await("route ready", 10, s::isReady);
+        long sent = 0;
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1_500);
+        while (System.nanoTime() < end) {
+            byte[] rec = record(sent, 100);
+            if (s.offer(0, rec, 0, rec.length)) {
+                sent++;
+            } else {
+                java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+            }
+        }
+        // The receiver drains at most 50,000 x 108 B/s = 5.4 MB/s: 20 ms of it is at most 108 KB (bound 256 KiB).
+        assertTrue(s.outboxLimitBytes() <= 1L << 20, "outbox bound " + s.outboxLimitBytes() + " B of 64 MiB configured");
+        s.flush();
+        long total = sent;
+        await(total + " records", 30, () -> c.size() >= total);
+        assertInOrder(c, total);
+    }
+
+    @Test
     void severalRoutesKeepStrictOrder() throws Exception {
         Map<String, Object> o = Map.of("transport.reliability", "acknowledged", "batch.max-routes", 4,
                 "batch.mode", "fixed", "batch.fixed.target-bytes", 512);
