@@ -101,6 +101,12 @@ public final class TransportOptions {
             "How long closing a stream waits for pending batches to be acknowledged; what is left is "
                     + "counted as dropped and logged.");
 
+    public static final ConfigOption<Boolean> RING_ENABLED = ConfigOption.booleanOption(
+            "transport.ring.enabled", true,
+            "Move a stream's batches onto the receiver's shared-memory ring (`ring.` options) when the "
+                    + "handshake shows both ends on one host; acknowledgements and control stay on TCP. Turn "
+                    + "off to force TCP (e.g. to measure it, or where /dev/shm is not shared).");
+
     public static final ConfigOption<String> AUTH_SECRET_FILE = ConfigOption.optionalStringOption(
             "transport.auth.secret-file",
             "File holding a shared secret: peers prove knowledge of it with HMAC-SHA256 over the "
@@ -130,7 +136,7 @@ public final class TransportOptions {
             "Read when a JetStream transport instance starts (its senders' batching comes from the "
                     + "`batch.` options). Wire protocol: docs/protocol.md.",
             List.of(BIND_ADDRESS, IO, IO_THREADS, MAX_FRAME_BYTES, WINDOW_BYTES, MEMORY_BYTES, RELIABILITY, ORDERING,
-                    JOURNAL_DIR, JOURNAL_MAX_BYTES, CHECKSUM, CONNECT_TIMEOUT_MS, RECONNECT_MIN_BACKOFF_MS,
+                    JOURNAL_DIR, JOURNAL_MAX_BYTES, CHECKSUM, RING_ENABLED, CONNECT_TIMEOUT_MS, RECONNECT_MIN_BACKOFF_MS,
                     RECONNECT_MAX_BACKOFF_MS, SEND_TIMEOUT_MS, CLOSE_TIMEOUT_MS, AUTH_SECRET_FILE, TLS_ENABLED,
                     TLS_KEY_STORE, TLS_KEY_STORE_PASSWORD, TLS_TRUST_STORE, TLS_TRUST_STORE_PASSWORD));
 }

@@ -1,8 +1,12 @@
 package io.jetstream.core.transport;
 
+import io.jetstream.core.batch.BatchOptions;
 import io.jetstream.core.batch.BatchSettings;
 import io.jetstream.core.config.InvalidConfigurationException;
 import io.jetstream.core.config.JetStreamConfig;
+import io.jetstream.core.config.OptionGroup;
+import io.jetstream.core.ring.RingOptions;
+import io.jetstream.core.ring.RingSettings;
 import io.jetstream.core.transport.TransportOptions.Io;
 import io.jetstream.core.transport.TransportOptions.Ordering;
 import io.jetstream.core.transport.TransportOptions.Reliability;
@@ -13,8 +17,8 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Validated settings of a transport instance, read once at start-up from {@link TransportOptions}
- * and {@link io.jetstream.core.batch.BatchOptions}. Files it names (secret, key and trust stores)
+ * Validated settings of a transport instance, read once at start-up from the option groups in
+ * {@link #GROUPS} (transport, batching, ring). Files it names (secret, key and trust stores)
  * are checked here, so a wrong path fails the start, naming the key. Immutable.
  */
 public record TransportSettings(
@@ -29,6 +33,7 @@ public record TransportSettings(
         Optional<Path> journalDir,
         long journalMaxBytes,
         boolean checksum,
+        Optional<RingSettings> ring,
         long connectTimeoutNanos,
         long reconnectMinBackoffNanos,
         long reconnectMaxBackoffNanos,
@@ -37,6 +42,11 @@ public record TransportSettings(
         Optional<byte[]> secret,
         Optional<TlsSettings> tls,
         BatchSettings batch) {
+
+    /** The option groups a transport reads: load a configuration with all of them. */
+    public static final OptionGroup[] GROUPS = {
+        TransportOptions.GROUP, BatchOptions.GROUP, RingOptions.GROUP
+    };
 
     /** Key and trust stores for TLS; either may be absent (a receiver needs the key store, a sender the trust store). */
     public record TlsSettings(Optional<Path> keyStore, char[] keyStorePassword, Optional<Path> trustStore,
@@ -87,6 +97,7 @@ public record TransportSettings(
                 journal,
                 config.get(TransportOptions.JOURNAL_MAX_BYTES),
                 config.get(TransportOptions.CHECKSUM),
+                config.get(TransportOptions.RING_ENABLED) ? Optional.of(RingSettings.from(config)) : Optional.empty(),
                 ms(config.get(TransportOptions.CONNECT_TIMEOUT_MS)),
                 ms(minBackoff),
                 ms(maxBackoff),

@@ -20,7 +20,7 @@ class TransportSettingsTest {
     Path dir;
 
     private static TransportSettings load(Map<String, ?> raw) {
-        return TransportSettings.from(JetStreamConfig.load(ConfigScope.STORM, raw, TransportOptions.GROUP, BatchOptions.GROUP));
+        return TransportSettings.from(JetStreamConfig.load(ConfigScope.STORM, raw, TransportSettings.GROUPS));
     }
 
     @Test

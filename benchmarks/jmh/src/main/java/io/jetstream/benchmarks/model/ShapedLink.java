@@ -14,15 +14,11 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ShapedLink implements AutoCloseable {
     private final String namespace;
-    private final String hostDevice;
-    private final String hostAddress;
-    private final String peerAddress;
+    private final List<String> hostDevices = new java.util.ArrayList<>();
+    private final List<String> peerAddresses = new java.util.ArrayList<>();
 
-    private ShapedLink(String namespace, String hostDevice, String hostAddress, String peerAddress) {
+    private ShapedLink(String namespace) {
         this.namespace = namespace;
-        this.hostDevice = hostDevice;
-        this.hostAddress = hostAddress;
-        this.peerAddress = peerAddress;
     }
 
     /**
@@ -31,22 +27,31 @@ public final class ShapedLink implements AutoCloseable {
      *     (a large burst lets small frames through unshaped)
      */
     public static ShapedLink create(String rate, String burst) throws IOException {
+        return create(1, rate, burst);
+    }
+
+    /** {@code links} veth pairs into one namespace, each in its own subnet and shaped to {@code rate} on its own. */
+    public static ShapedLink create(int links, String rate, String burst) throws IOException {
         long pid = ProcessHandle.current().pid();
         int subnet = (int) (pid % 200) + 20;
-        String ns = "jsmodel" + pid;
-        String host = "jsm" + pid + "h";
-        String peer = "jsm" + pid + "p";
-        ShapedLink link = new ShapedLink(ns, host, "10.99." + subnet + ".1", "10.99." + subnet + ".2");
+        ShapedLink link = new ShapedLink("jsmodel" + pid);
         try {
-            run("ip", "netns", "add", ns);
-            run("ip", "link", "add", host, "type", "veth", "peer", "name", peer);
-            run("ip", "link", "set", peer, "netns", ns);
-            run("ip", "addr", "add", link.hostAddress + "/24", "dev", host);
-            run("ip", "link", "set", host, "up");
-            run("ip", "netns", "exec", ns, "ip", "addr", "add", link.peerAddress + "/24", "dev", peer);
-            run("ip", "netns", "exec", ns, "ip", "link", "set", peer, "up");
-            run("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up");
-            run("tc", "qdisc", "add", "dev", host, "root", "tbf", "rate", rate, "burst", burst, "latency", "400ms");
+            run("ip", "netns", "add", link.namespace);
+            run("ip", "netns", "exec", link.namespace, "ip", "link", "set", "lo", "up");
+            for (int i = 0; i < links; i++) {
+                String host = "jsm" + pid + "h" + i;
+                String peer = "jsm" + pid + "p" + i;
+                String prefix = "10." + (99 + i) + "." + subnet + ".";
+                run("ip", "link", "add", host, "type", "veth", "peer", "name", peer);
+                link.hostDevices.add(host);
+                run("ip", "link", "set", peer, "netns", link.namespace);
+                run("ip", "addr", "add", prefix + "1/24", "dev", host);
+                run("ip", "link", "set", host, "up");
+                run("ip", "netns", "exec", link.namespace, "ip", "addr", "add", prefix + "2/24", "dev", peer);
+                run("ip", "netns", "exec", link.namespace, "ip", "link", "set", peer, "up");
+                run("tc", "qdisc", "add", "dev", host, "root", "tbf", "rate", rate, "burst", burst, "latency", "400ms");
+                link.peerAddresses.add(prefix + "2");
+            }
         } catch (IOException | RuntimeException e) {
             link.close();
             throw e;
@@ -60,17 +65,22 @@ public final class ShapedLink implements AutoCloseable {
     }
 
     public String peerAddress() {
-        return peerAddress;
+        return peerAddresses.get(0);
     }
 
-    String hostAddress() {
-        return hostAddress;
+    /** The peer's address on link {@code i}. */
+    public String peerAddress(int i) {
+        return peerAddresses.get(i);
     }
 
-    /** The qdisc as tc reports it (rate, burst, drops), for the benchmark's record. */
+    /** The first link's qdisc as tc reports it (rate, burst, drops), for the benchmark's record. */
     public String describe() {
+        return describe(0);
+    }
+
+    public String describe(int i) {
         try {
-            return run("tc", "-s", "qdisc", "show", "dev", hostDevice).replaceAll("\\s+", " ").trim();
+            return run("tc", "-s", "qdisc", "show", "dev", hostDevices.get(i)).replaceAll("\\s+", " ").trim();
         } catch (IOException e) {
             return "tc failed: " + e.getMessage();
         }
@@ -78,10 +88,12 @@ public final class ShapedLink implements AutoCloseable {
 
     @Override
     public void close() {
-        try {
-            run("ip", "link", "del", hostDevice);
-        } catch (IOException | RuntimeException ignored) {
-            // not created, or removed with the namespace
+        for (String device : hostDevices) {
+            try {
+                run("ip", "link", "del", device);
+            } catch (IOException | RuntimeException ignored) {
+                // removed with the namespace
+            }
         }
         try {
             run("ip", "netns", "del", namespace);

@@ -189,13 +189,14 @@ public final class TransportComparison {
         }
         Map<String, Object> raw = new HashMap<>();
         raw.put("jetstream.batch.max-event-delay-ms", MAX_DELAY_MS);
-        raw.put("jetstream.transport.checksum", false); // the plain pipeline has none either
+        raw.put("jetstream.transport.checksum", false);
+        raw.put("jetstream.transport.ring.enabled", false); // TCP is measured here; the tbf peer shares /dev/shm // the plain pipeline has none either
         if (path.startsWith("fixed")) {
             raw.put("jetstream.batch.mode", "fixed");
             raw.put("jetstream.batch.fixed.target-bytes", Integer.parseInt(path.split(" ")[1]) << 10);
         }
         TransportSettings settings = TransportSettings.from(
-                JetStreamConfig.load(ConfigScope.STORM, raw, TransportOptions.GROUP, BatchOptions.GROUP));
+                JetStreamConfig.load(ConfigScope.STORM, raw, TransportSettings.GROUPS));
         NettyTransport transport = new NettyTransport(settings, "bench-sender");
         StreamSender sender = transport.openSender(path.replace(' ', '-'), address, ControlListener.NONE);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

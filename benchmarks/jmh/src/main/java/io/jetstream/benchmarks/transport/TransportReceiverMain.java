@@ -37,10 +37,16 @@ public final class TransportReceiverMain {
     static final byte START = 1;
     static final byte END = 2;
 
-    /** Latency samples of one run; one per record up to the capacity. Receiving threads, one run at a time. */
+    /**
+     * Latency samples of one run: every record's until the array is full, then every second one
+     * (the array is thinned and the stride doubled), and so on — an even sample of the whole run in
+     * bounded memory (16 MiB). Receiving threads, one run at a time.
+     */
     static final class Stats {
-        private final long[] latencies = new long[1 << 23];
+        private final long[] latencies = new long[1 << 21];
+        private final long[] sorted = new long[1 << 21];
         private int n;
+        private long stride = 1;
         private long records;
         private long startNanos;
 
@@ -49,13 +55,20 @@ public final class TransportReceiverMain {
             switch (kind) {
                 case START -> {
                     n = 0;
+                    stride = 1;
                     records = 0;
                     startNanos = now;
                 }
                 case END -> report(now);
                 default -> {
-                    records++;
-                    if (n < latencies.length) {
+                    if (records++ % stride == 0) {
+                        if (n == latencies.length) {
+                            for (int i = 0; i < n / 2; i++) {
+                                latencies[i] = latencies[2 * i];
+                            }
+                            n /= 2;
+                            stride *= 2;
+                        }
                         latencies[n++] = now - sentNanos;
                     }
                 }
@@ -63,9 +76,12 @@ public final class TransportReceiverMain {
         }
 
         private void report(long now) {
-            long[] sorted = Arrays.copyOf(latencies, n);
-            Arrays.sort(sorted);
-            double mean = n == 0 ? 0 : Arrays.stream(sorted).average().orElse(0);
+            System.arraycopy(latencies, 0, sorted, 0, n);
+            Arrays.sort(sorted, 0, n);
+            double mean = 0;
+            for (int i = 0; i < n; i++) {
+                mean += sorted[i] / (double) Math.max(1, n);
+            }
             System.out.printf("STATS %d %.6f %.1f %.1f %.1f%n", records, (now - startNanos) / 1e9, mean / 1e3,
                     n == 0 ? 0 : sorted[n / 2] / 1e3, n == 0 ? 0 : sorted[(int) Math.min(n - 1, n * 0.99)] / 1e3);
             System.out.flush();
@@ -76,7 +92,7 @@ public final class TransportReceiverMain {
         String bind = args[0];
         Stats jet = new Stats();
         TransportSettings settings = TransportSettings.from(JetStreamConfig.load(ConfigScope.STORM,
-                Map.of("jetstream.transport.bind-address", bind), TransportOptions.GROUP, BatchOptions.GROUP));
+                Map.of("jetstream.transport.bind-address", bind, "jetstream.transport.ring.enabled", false), TransportSettings.GROUPS));
         NettyTransport transport = new NettyTransport(settings, "bench-receiver");
         int jetPort = transport.bind(0, (stream, sequence, records) -> records.forEach((target, buffer, offset, length) ->
                 jet.onRecord(buffer.getByte(offset), buffer.getLong(offset + 1, ByteOrder.BIG_ENDIAN))),

@@ -7,7 +7,7 @@ import java.util.function.LongSupplier;
 
 /**
  * The thread that makes pending records leave when their deadline expires although their producer
- * sends nothing more (Storm never calls flush). It sleeps until the earliest deadline of its senders
+ * sends nothing more (Storm never calls flush), and that retries batches a full ring refused. It sleeps until the earliest deadline of its senders
  * (at most {@value #MAX_SLEEP_MICROS} µs, at least {@value #MIN_SLEEP_MICROS} µs) and is woken
  * when a sender opens a batch with an earlier deadline.
  *
@@ -51,6 +51,7 @@ final class DeadlineFlusher implements AutoCloseable {
             long now = clock.getAsLong();
             long earliest = now + TimeUnit.MICROSECONDS.toNanos(MAX_SLEEP_MICROS);
             for (StreamSender s : senders) {
+                s.retryIfRingFull();
                 long d = s.flushIfDue(now);
                 if (d - earliest < 0) {
                     earliest = d;

@@ -27,6 +27,8 @@ final class InboundStream {
     private record Held(ByteBuf frame, int count) {}
 
     final StreamKey key;
+    /** The target id this stream's batches carry in the receiver's ring. */
+    final int ringTarget;
     private final DeliveryHandler handler;
     private final SequenceStore store;
     private final ReceiverMetrics metrics;
@@ -38,10 +40,14 @@ final class InboundStream {
     private long watermark = -1;
     private long heldBytes;
     private int routes;
+    /** The connection acknowledgements of ring-borne batches go to (the latest route). */
+    private volatile io.netty.channel.Channel ackChannel;
+    private volatile boolean checksum;
 
-    InboundStream(StreamKey key, DeliveryHandler handler, SequenceStore store, ReceiverMetrics metrics, Ordering ordering,
+    InboundStream(StreamKey key, int ringTarget, DeliveryHandler handler, SequenceStore store, ReceiverMetrics metrics, Ordering ordering,
             long maxHeldBytes) {
         this.key = key;
+        this.ringTarget = ringTarget;
         this.handler = handler;
         this.store = store;
         this.metrics = metrics;
@@ -54,8 +60,10 @@ final class InboundStream {
      * {@code firstSequence} (it dropped or saw acknowledged everything earlier). Returns the
      * watermark to put in WELCOME.
      */
-    synchronized long onHello(long firstSequence, BatchFrameReader reader) {
+    synchronized long onHello(long firstSequence, BatchFrameReader reader, io.netty.channel.Channel channel, boolean checksum) {
         routes++;
+        this.ackChannel = channel;
+        this.checksum = checksum;
         if (watermark < 0) {
             watermark = store.lastDelivered(key);
         }
@@ -75,11 +83,31 @@ final class InboundStream {
         return watermark;
     }
 
+    boolean checksum() {
+        return checksum;
+    }
+
+    /** Acknowledges {@code watermark} on the stream's latest connection (ring-borne batches). */
+    void acknowledge(long watermark) {
+        io.netty.channel.Channel ch = ackChannel;
+        if (ch != null && ch.isActive()) {
+            ch.writeAndFlush(io.jetstream.core.transport.protocol.Frames.ack(ch.alloc(), watermark), ch.voidPromise());
+        }
+    }
+
+    /** Closes the stream's connection after a bad ring-borne batch (the sender reconnects). */
+    void closeConnection() {
+        io.netty.channel.Channel ch = ackChannel;
+        if (ch != null) {
+            ch.close();
+        }
+    }
+
     /**
      * A validated batch ({@code reader} has validated {@code frame}); returns the watermark to
-     * acknowledge.
+     * acknowledge. A {@code transientFrame} (a view of the ring) is copied if it has to wait.
      */
-    synchronized long onBatch(ByteBuf frame, BatchFrameReader reader) {
+    synchronized long onBatch(ByteBuf frame, BatchFrameReader reader, boolean transientFrame) {
         long seq = reader.sequence();
         if (seq <= watermark || held.containsKey(seq) || deliveredAhead.contains(seq)) {
             metrics.onDuplicate();
@@ -95,7 +123,10 @@ final class InboundStream {
             deliveredAhead.add(seq);
         } else {
             checkAhead(frame.readableBytes());
-            held.put(seq, new Held(frame.retain(), reader.count()));
+            ByteBuf kept = transientFrame
+                    ? io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(frame.readableBytes()).writeBytes(frame, frame.readerIndex(), frame.readableBytes())
+                    : frame.retain();
+            held.put(seq, new Held(kept, reader.count()));
             heldBytes += frame.readableBytes();
             metrics.onHeld();
         }

@@ -105,8 +105,19 @@ public final class NettyTransport implements AutoCloseable {
      * @param streamId names the stream at the receiver (unique per sending peer and receiver)
      */
     public StreamSender openSender(String streamId, InetSocketAddress remote, ControlListener controls) {
+        return openSender(streamId, java.util.List.of(remote), controls);
+    }
+
+    /**
+     * A stream whose route {@code i} connects to {@code routeAddresses[i % size]}: one receiver reached
+     * over several paths (JetStream's multi-route streaming over distinct links or interfaces).
+     */
+    public StreamSender openSender(String streamId, java.util.List<InetSocketAddress> routeAddresses, ControlListener controls) {
         checkOpen();
-        StreamSender s = new StreamSender(this, streamId, remote, controls);
+        if (routeAddresses.isEmpty()) {
+            throw new IllegalArgumentException("no receiver address for stream " + streamId);
+        }
+        StreamSender s = new StreamSender(this, streamId, routeAddresses, controls);
         senders.add(s);
         s.start();
         return s;

@@ -2,6 +2,9 @@ package io.jetstream.core.transport.netty;
 
 import static io.jetstream.core.transport.protocol.ProtocolDescriptor.*;
 
+import io.jetstream.core.ring.RingClosedException;
+import io.jetstream.core.ring.RingFileException;
+import io.jetstream.core.ring.RingProducer;
 import io.jetstream.core.transport.protocol.FrameDecoder;
 import io.jetstream.core.transport.protocol.Frames;
 import io.jetstream.core.transport.protocol.ProtocolException;
@@ -15,6 +18,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.util.concurrent.ScheduledFuture;
+import java.net.InetSocketAddress;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -35,20 +39,26 @@ final class Route {
     final StreamSender sender;
     final int index;
     final int count;
+    final InetSocketAddress remote;
     private final Bootstrap bootstrap;
     private final UnsafeBuffer probeScratch = new UnsafeBuffer(new byte[16]);
     private volatile Channel channel;
     private volatile boolean ready;
     /** Wire size of the probe in flight (one at a time per route; a later one replaces it). */
     private volatile int probeBytes;
+    /** The receiver's ring when it shares our host; guarded by the sender's outbox lock. */
+    private volatile RingProducer ring;
+    private int ringTarget;
+    private long ringBatches;
     volatile boolean sameHost;
     /** HELLO sent, WELCOME not yet received. Guarded by the sender's outbox lock. */
     boolean handshaking;
     private long backoffNanos;
     private boolean everConnected;
 
-    Route(StreamSender sender, int index, int count) {
+    Route(StreamSender sender, int index, int count, InetSocketAddress remote) {
         this.sender = sender;
+        this.remote = remote;
         this.index = index;
         this.count = count;
         NettyTransport t = sender.transport;
@@ -65,7 +75,7 @@ final class Route {
                     @Override
                     protected void initChannel(Channel ch) {
                         t.tls.client.ifPresent(ssl -> ch.pipeline().addLast(
-                                ssl.newHandler(ch.alloc(), sender.remote.getHostString(), sender.remote.getPort())));
+                                ssl.newHandler(ch.alloc(), remote.getHostString(), remote.getPort())));
                         ch.pipeline().addLast(new FlushConsolidationHandler(64, true));
                         ch.pipeline().addLast(new FrameDecoder(t.settings.maxFrameBytes()));
                         ch.pipeline().addLast(new Handler());
@@ -81,7 +91,7 @@ final class Route {
         if (sender.isClosing()) {
             return;
         }
-        ChannelFuture f = bootstrap.connect(sender.remote);
+        ChannelFuture f = bootstrap.connect(remote);
         channel = f.channel();
         f.addListener(done -> {
             if (!done.isSuccess()) {
@@ -109,13 +119,73 @@ final class Route {
         old.eventLoop().schedule(this::connect, wait, TimeUnit.NANOSECONDS);
     }
 
-    void write(ByteBuf frame) {
+    /**
+     * Sends a sealed frame: into the receiver's ring when this route has one and the frame fits a
+     * ring record, else over TCP. Returns false if the ring is full (the frame is released; the
+     * sender keeps its batch and retries). Called under the sender's outbox lock, which also makes
+     * the ring producer's one-thread-at-a-time rule hold.
+     */
+    boolean write(ByteBuf frame) {
+        RingProducer p = ring;
+        int length = frame.readableBytes();
+        if (p != null && length <= p.maxRecordLength()) {
+            try {
+                int index = p.tryClaim(ringTarget, length);
+                if (index < 0) {
+                    frame.release();
+                    return false;
+                }
+                java.nio.ByteBuffer src = frame.nioBuffer();
+                p.buffer().putBytes(index, src, src.position(), length);
+                p.commit();
+                frame.release();
+                ringBatches++;
+                return true;
+            } catch (RingClosedException | RingFileException e) {
+                LOG.warn("Stream {} route {}: the receiver's ring is gone ({}); back to TCP", sender, index, e.getMessage());
+                detachRing();
+            }
+        }
         Channel ch = channel;
         if (ch == null) {
             frame.release();
-            return;
+            return true;
         }
         ch.writeAndFlush(frame, ch.voidPromise());
+        return true;
+    }
+
+    private void attachRing(Frames.Welcome w) {
+        detachRing();
+        if (w.ringName().isEmpty() || !sameHost || sender.settings.ring().isEmpty()) {
+            return;
+        }
+        try {
+            ring = RingProducer.attach(sender.settings.ring().get(), w.ringName());
+            ringTarget = w.ringTarget();
+            sender.onRingAttached(ring.maxRecordLength());
+        } catch (RuntimeException e) {
+            LOG.warn("Stream {} route {}: cannot attach to the receiver's ring {} ({}); data stays on TCP", sender, index,
+                    w.ringName(), e.getMessage());
+        }
+    }
+
+    /** Lock held (or the route is closing). */
+    void detachRing() {
+        RingProducer p = ring;
+        ring = null;
+        if (p != null) {
+            p.close();
+        }
+    }
+
+    /** Batches this route wrote into the shared-memory ring. */
+    long ringBatches() {
+        return ringBatches;
+    }
+
+    boolean usesRing() {
+        return ring != null;
     }
 
     void sendProbe(long id, int bytes) {
@@ -129,6 +199,7 @@ final class Route {
     void close() {
         Channel ch = channel;
         ready = false;
+        detachRing();
         if (ch != null) {
             ch.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         }
@@ -144,15 +215,17 @@ final class Route {
                     if (ready) {
                         throw new ProtocolException("second WELCOME");
                     }
-                    long lastDelivered = Frames.readLongBody(frame, WELCOME);
+                    Frames.Welcome w = Frames.readWelcome(frame);
+                    long lastDelivered = w.lastDelivered();
+                    attachRing(w);
                     ready = true;
                     backoffNanos = sender.settings.reconnectMinBackoffNanos();
                     if (everConnected) {
                         sender.metrics().onReconnect();
                     }
                     everConnected = true;
-                    LOG.info("Stream {} route {}/{} ready (receiver delivered up to {}, same host: {})", sender, index,
-                            count, lastDelivered, sameHost);
+                    LOG.info("Stream {} route {}/{} ready (receiver delivered up to {}, same host: {}, data over {})", sender,
+                            index, count, lastDelivered, sameHost, ring != null ? "the shared-memory ring " + w.ringName() : "TCP");
                     sender.onRouteReady(Route.this, lastDelivered);
                 }
                 case ACK -> {
@@ -200,6 +273,7 @@ final class Route {
         public void channelInactive(ChannelHandlerContext ctx) {
             boolean wasReady = ready;
             ready = false;
+            sender.detachRing(Route.this);
             if (wasReady) {
                 LOG.warn("Stream {} route {}: connection lost", sender, index);
             }

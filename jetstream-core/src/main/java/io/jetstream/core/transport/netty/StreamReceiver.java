@@ -2,6 +2,8 @@ package io.jetstream.core.transport.netty;
 
 import static io.jetstream.core.transport.protocol.ProtocolDescriptor.*;
 
+import io.jetstream.core.ring.RingConsumer;
+import io.jetstream.core.ring.RingSettings;
 import io.jetstream.core.transport.DeliveryHandler;
 import io.jetstream.core.transport.ReceiverMetrics;
 import io.jetstream.core.transport.SequenceStore;
@@ -57,6 +59,12 @@ public final class StreamReceiver implements AutoCloseable {
     private final ChannelGroup ready = new DefaultChannelGroup("jetstream-receiver", GlobalEventExecutor.INSTANCE);
     private final ChannelGroup all = new DefaultChannelGroup("jetstream-receiver-all", GlobalEventExecutor.INSTANCE);
     private final Map<StreamKey, InboundStream> streams = new ConcurrentHashMap<>();
+    private final Map<Integer, InboundStream> ringStreams = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicInteger nextRingTarget = new java.util.concurrent.atomic.AtomicInteger();
+    private RingConsumer ring;
+    private String ringName;
+    private Thread ringThread;
+    private volatile boolean running = true;
     private volatile Ordering ordering;
     private volatile Supplier<ByteBuf> welcomeControl;
     private Channel server;
@@ -98,6 +106,78 @@ public final class StreamReceiver implements AutoCloseable {
         }
         server = b.bind(address).sync().channel();
         LOG.info("JetStream receiver {} listening on {}", transport.peerId, server.localAddress());
+        if (transport.settings.ring().isPresent()) {
+            openRing(transport.settings.ring().get());
+        }
+    }
+
+    /**
+     * Creates this receiver's shared-memory ring, which senders on this host write their batches to
+     * (named in WELCOME), and the thread that consumes it. If the ring cannot be created, senders
+     * stay on TCP.
+     */
+    private void openRing(RingSettings settings) {
+        String name = "rx-" + transport.peerId.replaceAll("[^A-Za-z0-9._-]", "_") + "-" + localAddress().getPort();
+        try {
+            ring = RingConsumer.create(settings, name);
+        } catch (RuntimeException e) {
+            LOG.warn("JetStream receiver {}: no shared-memory ring ({}); same-host senders use TCP", transport.peerId,
+                    e.getMessage());
+            return;
+        }
+        ringName = name;
+        BatchFrameReader ringReader = new BatchFrameReader(transport.settings.maxFrameBytes());
+        ringThread = new Thread(() -> {
+            ByteBuf scratch = transport.alloc.directBuffer(64 << 10, transport.settings.maxFrameBytes() + LENGTH_FIELD);
+            try {
+                ring.run((target, buffer, offset, length) -> onRingFrame(ringReader, scratch, target, buffer, offset, length),
+                        () -> running);
+            } finally {
+                scratch.release();
+            }
+        }, "jetstream-ring-" + name);
+        ringThread.setDaemon(true);
+        ringThread.start();
+        LOG.info("JetStream receiver {}: same-host senders write to ring {}", transport.peerId, ring.file());
+    }
+
+    /**
+     * One BATCH frame from the ring (ring consumer thread). The ring's memory is valid during the
+     * call only: the frame is copied into {@code scratch} (one copy per batch, a reused buffer) and
+     * copied again only if it has to wait for a gap.
+     */
+    private void onRingFrame(BatchFrameReader reader, ByteBuf scratch, int target, org.agrona.DirectBuffer buffer,
+            int offset, int length) {
+        InboundStream s = ringStreams.get(target);
+        if (s == null) {
+            metrics.onProtocolError();
+            LOG.error("Ring {}: batch for unknown ring target {} dropped", ringName, target);
+            return;
+        }
+        try {
+            if (length < LENGTH_FIELD + TYPE_FIELD || length > transport.settings.maxFrameBytes() + LENGTH_FIELD) {
+                throw new ProtocolException("ring record of " + length + " B is no frame of at most "
+                        + transport.settings.maxFrameBytes() + " B");
+            }
+            scratch.clear().ensureWritable(length);
+            buffer.getBytes(offset, scratch.nioBuffer(0, length), 0, length);
+            scratch.writerIndex(length);
+            int declared = scratch.readInt();
+            if (declared != length - LENGTH_FIELD) {
+                throw new ProtocolException("ring record of " + length + " B holds a frame declaring " + declared + " B");
+            }
+            reader.validate(scratch, s.checksum(), knownTargets);
+            metrics.onReceived(length);
+            s.acknowledge(s.onBatch(scratch, reader, true));
+        } catch (ProtocolException e) {
+            metrics.onProtocolError();
+            LOG.error("Ring {}: bad batch of stream {}: {}; closing its connection", ringName, s.key, e.getMessage());
+            s.closeConnection();
+        } catch (RuntimeException e) {
+            // The delivery handler failed: as on TCP, the connection closes and the batch stays unacknowledged.
+            LOG.error("Ring {}: delivering a batch of stream {} failed; closing its connection", ringName, s.key, e);
+            s.closeConnection();
+        }
     }
 
     public InetSocketAddress localAddress() {
@@ -138,6 +218,15 @@ public final class StreamReceiver implements AutoCloseable {
     public void close() {
         if (server != null) {
             server.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        }
+        running = false;
+        if (ringThread != null) {
+            try {
+                ringThread.join(TimeUnit.SECONDS.toMillis(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            ring.close();
         }
         all.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         streams.values().forEach(InboundStream::release);
@@ -185,7 +274,7 @@ public final class StreamReceiver implements AutoCloseable {
                     int bytes = frame.readableBytes();
                     reader.validate(frame, checksum, knownTargets);
                     metrics.onReceived(bytes + LENGTH_FIELD);
-                    long ack = stream.onBatch(frame, reader);
+                    long ack = stream.onBatch(frame, reader, false);
                     ctx.writeAndFlush(Frames.ack(ctx.alloc(), ack), ctx.voidPromise());
                 }
                 case PROBE -> ctx.writeAndFlush(Frames.probeAck(ctx.alloc(), Frames.readLongBody(frame, PROBE)), ctx.voidPromise());
@@ -216,13 +305,19 @@ public final class StreamReceiver implements AutoCloseable {
                     }
                     return old;
                 });
-                return new InboundStream(k, handler, store, metrics, ordering,
+                return new InboundStream(k, nextRingTarget.incrementAndGet(), handler, store, metrics, ordering,
                         (long) transport.settings.windowBytes() + transport.settings.maxFrameBytes());
             });
-            long watermark = s.onHello(h.firstSequence(), reader);
+            long watermark = s.onHello(h.firstSequence(), reader, ctx.channel(), h.checksum());
             stream = s;
             checksum = h.checksum();
-            ctx.write(Frames.welcome(ctx.alloc(), watermark));
+            boolean sameHost = java.util.Arrays.equals(h.hostToken(), transport.hostToken);
+            boolean viaRing = sameHost && ring != null;
+            if (viaRing) {
+                ringStreams.put(s.ringTarget, s);
+            }
+            ctx.write(Frames.welcome(ctx.alloc(), new Frames.Welcome(watermark, viaRing ? s.ringTarget : -1,
+                    viaRing ? ringName : "")));
             Supplier<ByteBuf> wc = welcomeControl;
             if (wc != null) {
                 ctx.write(wc.get());

@@ -59,7 +59,7 @@ public final class StreamSender implements AutoCloseable {
     final NettyTransport transport;
     final TransportSettings settings;
     final String streamId;
-    final InetSocketAddress remote;
+    final java.util.List<InetSocketAddress> remotes;
     final ControlListener controls;
     final long epoch = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE | 1L;
     private final SenderMetrics metrics = new SenderMetrics();
@@ -95,13 +95,17 @@ public final class StreamSender implements AutoCloseable {
     private double capacityBytesPerSecond = Double.NaN;
     private volatile long outboxLimitBytes;
     private volatile boolean accepting = true;
+    /** Largest frame to build, length field included: the ring's record limit while a route writes to one. */
+    private volatile int frameLimit;
+    /** A route's ring was full when the outbox had a batch for it. */
+    private volatile boolean ringFull;
     private volatile boolean closed;
 
-    StreamSender(NettyTransport transport, String streamId, InetSocketAddress remote, ControlListener controls) {
+    StreamSender(NettyTransport transport, String streamId, java.util.List<InetSocketAddress> remotes, ControlListener controls) {
         this.transport = transport;
         this.settings = transport.settings;
         this.streamId = streamId;
-        this.remote = remote;
+        this.remotes = java.util.List.copyOf(remotes);
         this.controls = controls;
         this.maxRecordLength = maxRecordLength(settings.maxFrameBytes());
         this.builder = new BatchFrameBuilder(settings.maxFrameBytes());
@@ -114,9 +118,10 @@ public final class StreamSender implements AutoCloseable {
                         settings.maxFrameBytes(), settings.journalMaxBytes())
                 : null;
         this.outboxLimitBytes = settings.memoryBytes();
+        this.frameLimit = settings.maxFrameBytes() + LENGTH_FIELD;
         this.routes = new Route[settings.batch().maxRoutes()];
         for (int i = 0; i < routes.length; i++) {
-            routes[i] = new Route(this, i, routes.length);
+            routes[i] = new Route(this, i, routes.length, this.remotes.get(i % this.remotes.size()));
         }
     }
 
@@ -255,6 +260,7 @@ public final class StreamSender implements AutoCloseable {
     }
 
     private void prepare(int length, long now) {
+        builder.limit(frameLimit);
         if (builder.isOpen() && !builder.fits(length)) {
             seal(FlushPolicy.Reason.SIZE, now);
         }
@@ -274,6 +280,48 @@ public final class StreamSender implements AutoCloseable {
             seal(FlushPolicy.Reason.SIZE, now);
         } else if (first) {
             transport.flusher.wakeFor(policy.deadlineNanos());
+        }
+    }
+
+    /** Called by the deadline flusher: retries batches a full ring refused. */
+    void retryIfRingFull() {
+        if (ringFull) {
+            lock.lock();
+            try {
+                ringFull = false;
+                pump();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** A route attached to the receiver's ring: batches are sealed small enough to be ring records. */
+    void onRingAttached(int maxRecordLength) {
+        frameLimit = Math.min(frameLimit, maxRecordLength);
+    }
+
+    /** A route lost its connection: its ring goes too (the next WELCOME names it again). */
+    void detachRing(Route route) {
+        lock.lock();
+        try {
+            route.detachRing();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Batches written into the receiver's shared-memory ring instead of TCP, over all routes. */
+    public long ringBatches() {
+        lock.lock();
+        try {
+            long n = 0;
+            for (Route r : routes) {
+                n += r.ringBatches();
+            }
+            return n;
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -382,13 +430,16 @@ public final class StreamSender implements AutoCloseable {
             if (r == null) {
                 break;
             }
+            if (!r.write(b.frame.retainedDuplicate())) {
+                ringFull = true; // the flusher retries; so does the next acknowledgement
+                break;
+            }
             pending.pollFirstEntry();
             b.route = r.index;
             inFlight.put(b.sequence, b);
             inFlightBytes += b.bytes;
             metrics.onSent(b.sentBefore);
             b.sentBefore = true;
-            r.write(b.frame.retainedDuplicate());
         }
         updateAccepting();
     }
@@ -746,6 +797,6 @@ public final class StreamSender implements AutoCloseable {
 
     @Override
     public String toString() {
-        return transport.peerId + "/" + streamId + "->" + remote;
+        return transport.peerId + "/" + streamId + "->" + (remotes.size() == 1 ? remotes.get(0) : remotes);
     }
 }

@@ -16,11 +16,21 @@ import java.util.zip.CRC32C;
 public final class BatchFrameBuilder {
     private final CRC32C crc = new CRC32C();
     private final int maxFrameLength;
+    private int limit;
     private ByteBuf frame;
     private int count;
 
     public BatchFrameBuilder(int maxFrameLength) {
         this.maxFrameLength = maxFrameLength;
+        this.limit = maxFrameLength;
+    }
+
+    /**
+     * Seals batches at {@code bytes} (length field included) instead of the maximum frame, for
+     * example to fit the records of a shared-memory ring; a single larger record still gets a frame.
+     */
+    public void limit(int bytes) {
+        limit = Math.min(maxFrameLength, bytes - LENGTH_FIELD);
     }
 
     public void begin(ByteBuf buffer) {
@@ -33,9 +43,9 @@ public final class BatchFrameBuilder {
         return frame != null;
     }
 
-    /** Whether a record of {@code length} bytes still fits under the maximum frame length. */
+    /** Whether a record of {@code length} bytes still fits under the limit (the maximum frame length unless lowered). */
     public boolean fits(int length) {
-        return frame.writerIndex() - LENGTH_FIELD + RECORD_HEADER_LENGTH + (long) length <= maxFrameLength;
+        return frame.writerIndex() - LENGTH_FIELD + RECORD_HEADER_LENGTH + (long) length <= limit;
     }
 
     public void append(int target, byte[] src, int offset, int length) {

@@ -86,8 +86,23 @@ public final class Frames {
         return new Hello(flags, epoch, first, route, routes, peer, stream, host, mac);
     }
 
-    public static ByteBuf welcome(ByteBufAllocator alloc, long lastDelivered) {
-        return finish(start(alloc, WELCOME, 8).writeLong(lastDelivered));
+    /** WELCOME: the watermark and, for a sender on this host, the ring to write batches to (else -1 and ""). */
+    public record Welcome(long lastDelivered, int ringTarget, String ringName) {}
+
+    public static ByteBuf welcome(ByteBufAllocator alloc, Welcome w) {
+        byte[] ring = utf8(w.ringName(), "ring name");
+        return finish(start(alloc, WELCOME, 8 + 4 + 2 + ring.length).writeLong(w.lastDelivered()).writeInt(w.ringTarget())
+                .writeShort(ring.length).writeBytes(ring));
+    }
+
+    public static Welcome readWelcome(ByteBuf f) {
+        expectType(f, WELCOME);
+        need(f, 8 + 4, "WELCOME watermark and ring target");
+        long lastDelivered = f.readLong();
+        int ringTarget = f.readInt();
+        String ring = readId(f, "ring name");
+        expectEnd(f, "WELCOME");
+        return new Welcome(lastDelivered, ringTarget, ring);
     }
 
     public static ByteBuf ack(ByteBufAllocator alloc, long sequence) {
@@ -130,7 +145,7 @@ public final class Frames {
         return f.readCharSequence(n, StandardCharsets.UTF_8).toString();
     }
 
-    /** The long of an 8-byte body (WELCOME, ACK, PROBE_ACK; PROBE may carry padding after it). */
+    /** The long of an 8-byte body (ACK, PROBE_ACK; PROBE may carry padding after it). */
     public static long readLongBody(ByteBuf f, byte type) {
         expectType(f, type);
         need(f, 8, typeName(type) + " body");

@@ -10,7 +10,8 @@ package io.jetstream.core.transport.protocol;
  * HELLO      client→server  int magic, short version, byte flags, long epoch, long first sequence,
  *                           int route, int routes, short n + n bytes peer id, short n + n bytes stream id, byte[16] host token,
  *                           byte n + n bytes MAC (0 or 32)
- * WELCOME    server→client  long last delivered sequence of this stream and epoch
+ * WELCOME    server→client  long last delivered sequence of this stream and epoch, int ring target,
+ *                           short n + n bytes ring name (empty unless the sender shares the host)
  * BATCH      client→server  long sequence, int record count, int CRC32C of the records (0 when off),
  *                           records: int target, int length, length bytes
  * ACK        server→client  long highest sequence delivered in order (cumulative)

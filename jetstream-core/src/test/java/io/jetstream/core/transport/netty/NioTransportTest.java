@@ -6,6 +6,11 @@ import java.util.Map;
 class NioTransportTest extends TransportContractTest {
     @Override
     Map<String, Object> path() {
-        return Map.of("transport.io", "nio");
+        return Map.of("transport.io", "nio", "transport.ring.enabled", false);
+    }
+
+    @Override
+    void assertPath(StreamSender sender) {
+        org.junit.jupiter.api.Assertions.assertEquals(0, sender.ringBatches(), "batches over the ring");
     }
 }

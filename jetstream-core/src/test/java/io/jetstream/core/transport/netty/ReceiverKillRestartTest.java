@@ -37,27 +37,29 @@ class ReceiverKillRestartTest {
     @TempDir
     Path dir;
 
-    @Test
-    void acknowledgedDeliveryIsExactlyOnceAcrossAKilledReceiver() throws Exception {
-        Map<String, Long> counts = run("acknowledged");
+    @org.junit.jupiter.params.ParameterizedTest(name = "ring {0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void acknowledgedDeliveryIsExactlyOnceAcrossAKilledReceiver(boolean ring) throws Exception {
+        Map<String, Long> counts = run("acknowledged", ring);
         assertEquals(RECORDS, counts.size(), "distinct records delivered");
         counts.forEach((index, n) -> assertEquals(1L, n, "deliveries of record " + index));
     }
 
-    @Test
-    void bestEffortDeliveryCountsWhatTheKilledReceiverLost() throws Exception {
-        Map<String, Long> counts = run("best-effort");
+    @org.junit.jupiter.params.ParameterizedTest(name = "ring {0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void bestEffortDeliveryCountsWhatTheKilledReceiverLost(boolean ring) throws Exception {
+        Map<String, Long> counts = run("best-effort", ring);
         counts.forEach((index, n) -> assertEquals(1L, n, "deliveries of record " + index));
         assertTrue(counts.size() < RECORDS, "a killed receiver loses something in best-effort mode");
     }
 
-    private Map<String, Long> run(String reliability) throws Exception {
+    private Map<String, Long> run(String reliability, boolean ring) throws Exception {
         int port;
         try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
         }
         Path output = dir.resolve("delivered.txt");
-        List<String> options = List.of("transport.reliability=" + reliability, "batch.mode=fixed",
+        List<String> options = List.of("transport.reliability=" + reliability, "transport.ring.enabled=" + ring, "batch.mode=fixed",
                 "batch.fixed.target-bytes=2048", "batch.max-event-delay-ms=5");
         Process receiver = start(port, output, options, "first");
         Map<String, Object> o = new HashMap<>();
@@ -88,6 +90,7 @@ class ReceiverKillRestartTest {
                 await("nothing left in flight", 30, () -> s.unacknowledgedBatches() == 0);
                 assertTrue(s.metrics().recordsDropped() > 0, "losses counted: " + s.metrics());
             }
+            assertEquals(ring, s.ringBatches() > 0, "batches over the ring: " + s.ringBatches());
             long dropped = s.metrics().recordsDropped();
             long start = System.nanoTime();
             s.close();

@@ -6,6 +6,11 @@ import java.util.Map;
 class TcpTransportTest extends TransportContractTest {
     @Override
     Map<String, Object> path() {
-        return Map.of();
+        return Map.of("transport.ring.enabled", false);
+    }
+
+    @Override
+    void assertPath(StreamSender sender) {
+        org.junit.jupiter.api.Assertions.assertEquals(0, sender.ringBatches(), "batches over the ring");
     }
 }

@@ -33,10 +33,15 @@ class TlsTransportTest extends TransportContractTest {
 
     @Override
     Map<String, Object> path() {
-        return Map.of("transport.tls.enabled", true,
+        return Map.of("transport.tls.enabled", true, "transport.ring.enabled", false,
                 "transport.tls.key-store", stores.resolve("server.p12").toString(),
                 "transport.tls.key-store-password", "changeit",
                 "transport.tls.trust-store", stores.resolve("trust.p12").toString(),
                 "transport.tls.trust-store-password", "changeit");
+    }
+
+    @Override
+    void assertPath(StreamSender sender) {
+        assertEquals(0, sender.ringBatches(), "batches over the ring");
     }
 }

@@ -40,6 +40,9 @@ abstract class TransportContractTest {
     /** Options that select the path under test (TLS stores, ...). */
     abstract Map<String, Object> path();
 
+    /** Checks that {@code sender}'s batches took the path under test. */
+    abstract void assertPath(StreamSender sender);
+
     NettyTransport transport(String peer, Map<String, ?> options) {
         Map<String, Object> all = new HashMap<>(path());
         all.putAll(options);
@@ -94,6 +97,7 @@ abstract class TransportContractTest {
         }
         await("all acknowledged", 10, () -> s.unacknowledgedBatches() == 0);
         assertEquals(0, s.metrics().recordsDropped());
+        assertPath(s);
     }
 
     @Test

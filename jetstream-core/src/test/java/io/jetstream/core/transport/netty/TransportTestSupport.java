@@ -31,7 +31,7 @@ final class TransportTestSupport {
         raw.put("jetstream.transport.reconnect.max-backoff-ms", 200L);
         raw.put("jetstream.transport.close-timeout-ms", 5_000L);
         overrides.forEach((k, v) -> raw.put("jetstream." + k, v));
-        return TransportSettings.from(JetStreamConfig.load(ConfigScope.STORM, raw, TransportOptions.GROUP, BatchOptions.GROUP));
+        return TransportSettings.from(JetStreamConfig.load(ConfigScope.STORM, raw, TransportSettings.GROUPS));
     }
 
     /** A record of {@code size} bytes (at least 8) starting with {@code index}. */

@@ -1,0 +1,123 @@
+package io.jetstream.benchmarks.transport;
+
+import io.jetstream.benchmarks.PeerProcess;
+import io.jetstream.benchmarks.model.ShapedLink;
+import io.jetstream.core.batch.BatchDecision;
+import io.jetstream.core.batch.BatchOptions;
+import io.jetstream.core.config.ConfigScope;
+import io.jetstream.core.config.JetStreamConfig;
+import io.jetstream.core.transport.ControlListener;
+import io.jetstream.core.transport.TransportOptions;
+import io.jetstream.core.transport.TransportSettings;
+import io.jetstream.core.transport.netty.NettyTransport;
+import io.jetstream.core.transport.netty.StreamSender;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Multi-route streaming (JetStream §3.2, §4): one stream over 1, 2 and 4 routes where each route
+ * crosses its own link, shaped separately by {@code tc tbf} (one veth pair per route into the
+ * receiver's network namespace). Aggregate throughput should approach the sum of the routes. Runs
+ * fixed 64 KiB batches with all routes in use, and adaptive batching with {@code batch.max-routes}
+ * = k (the oracle chooses how many it uses). Needs root.
+ *
+ * <p>{@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp benchmarks/jmh/target/benchmarks.jar
+ * io.jetstream.benchmarks.transport.MultiRouteComparison [--rate 50mbit] [--seconds 3]}
+ */
+public final class MultiRouteComparison {
+    public static void main(String[] args) throws Exception {
+        String rate = "50mbit";
+        double seconds = 3;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--rate" -> rate = args[++i];
+                case "--seconds" -> seconds = Double.parseDouble(args[++i]);
+                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+            }
+        }
+        int size = 800;
+        try (ShapedLink links = ShapedLink.create(4, rate, "16kb");
+                PeerProcess receiver = PeerProcess.start(links.peerPrefix(), TransportReceiverMain.class, "0.0.0.0")) {
+            int port = Integer.parseInt(receiver.readyLine().split(" ")[1]);
+            System.out.printf(Locale.ROOT, "%n### %d B events, unpaced, each route its own %s tbf link%n%n", size, rate);
+            System.out.println("| batching | routes | records/s | MB/s | x 1 route | routes the oracle uses |");
+            System.out.println("|---|---:|---:|---:|---:|---:|");
+            for (String mode : List.of("fixed 64 KiB", "adaptive")) {
+                double one = Double.NaN;
+                for (int k : new int[] {1, 2, 4}) {
+                    List<InetSocketAddress> addresses = new ArrayList<>();
+                    for (int i = 0; i < k; i++) {
+                        addresses.add(new InetSocketAddress(links.peerAddress(i), port));
+                    }
+                    Map<String, Object> raw = new HashMap<>();
+                    raw.put("jetstream.batch.max-routes", k);
+                    raw.put("jetstream.batch.max-event-delay-ms", 100L);
+                    raw.put("jetstream.transport.checksum", false);
+                    raw.put("jetstream.transport.ring.enabled", false); // the namespace shares /dev/shm
+                    if (mode.startsWith("fixed")) {
+                        raw.put("jetstream.batch.mode", "fixed");
+                        raw.put("jetstream.batch.fixed.target-bytes", 64 << 10);
+                    }
+                    TransportSettings settings = TransportSettings.from(
+                            JetStreamConfig.load(ConfigScope.STORM, raw, TransportSettings.GROUPS));
+                    try (NettyTransport t = new NettyTransport(settings, "multi-route")) {
+                        StreamSender s = t.openSender("routes-" + k + "-" + mode.charAt(0), addresses, ControlListener.NONE);
+                        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                        while (!s.isReady() && System.nanoTime() < deadline) {
+                            LockSupport.parkNanos(1_000_000);
+                        }
+                        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(300)); // every route's handshake
+                        run(s, size, Math.min(1, seconds), receiver); // warm-up
+                        double[] r = run(s, size, seconds, receiver);
+                        if (k == 1) {
+                            one = r[0];
+                        }
+                        BatchDecision d = s.controller() == null ? null : s.controller().lastDecision();
+                        System.out.printf(Locale.ROOT, "| %s | %d | %,.0f | %.1f | %.2f | %s |%n", mode, k, r[0],
+                                r[0] * (size + 8) / 1e6, r[0] / one, d == null ? "all" : Integer.toString(d.routes()));
+                        System.out.flush();
+                    }
+                }
+            }
+            for (int i = 0; i < 4; i++) {
+                System.out.println("qdisc " + i + ": `" + links.describe(i) + "`");
+            }
+        }
+        System.exit(0);
+    }
+
+    private static double[] run(StreamSender s, int size, double seconds, PeerProcess receiver) throws Exception {
+        byte[] record = new byte[size];
+        ByteBuffer view = ByteBuffer.wrap(record);
+        view.put(0, TransportReceiverMain.START).putLong(1, System.nanoTime());
+        s.send(0, record, 0, size);
+        s.flush();
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200));
+        record[0] = TransportReceiverMain.DATA;
+        long end = System.nanoTime() + (long) (seconds * 1e9);
+        while (System.nanoTime() < end) {
+            view.putLong(1, System.nanoTime());
+            s.send(0, record, 0, size);
+        }
+        view.put(0, TransportReceiverMain.END).putLong(1, System.nanoTime());
+        s.send(0, record, 0, size);
+        s.flush();
+        String line;
+        while ((line = receiver.readLine()) != null && !line.startsWith("STATS")) {
+            // receiver log lines
+        }
+        if (line == null) {
+            throw new IOException("receiver ended");
+        }
+        String[] f = line.split(" ");
+        return new double[] {Long.parseLong(f[1]) / Double.parseDouble(f[2])};
+    }
+}
