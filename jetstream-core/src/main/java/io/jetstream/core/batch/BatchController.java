@@ -26,9 +26,19 @@ public final class BatchController {
     static final long[] PROBE_BYTES = {4 << 10, 16 << 10, 64 << 10};
 
     private static final double RATE_SHIFT = 2.0;
+    /**
+     * While the transport pushes back, the measured rate is what the link let through (in bursts
+     * between waits), not what the producer wants: the oracle then decides for this multiple of the
+     * larger of the measured rate and what the current setting carries (unmet demand), which lets it
+     * add the routes or batch sizes that carry more. Once the push-back stops, the measured rate
+     * alone decides again.
+     */
+    static final double BACKLOGGED_DEMAND_FACTOR = 2.0;
     private static final long MIN_REACTION_NANOS = 200_000;
 
     private long events;
+    private boolean backPressured;
+    private long backPressuredUntilNanos;
     private long nextDecisionNanos;
     private long lastDecisionNanos;
     private double decidedRate;
@@ -59,11 +69,32 @@ public final class BatchController {
         if (++events >= warmupEvents && (last == null || nowNanos - nextDecisionNanos >= 0 || rateShifted(nowNanos))) {
             StreamContext measured = monitor.context(prior);
             decidedRate = measured.eventsPerSecond();
+            backPressured = backPressured && nowNanos - backPressuredUntilNanos < 0;
+            if (backPressured) {
+                // Arrivals of a pushed-back producer come in bursts between waits: neither their rate
+                // nor the current setting's capacity is the demand. Decide for more than both.
+                double carried = last == null ? 0 : LatencyModel.capacity(measured, last.batchSize(), last.routes());
+                measured = measured.withRate(Math.max(measured.eventsPerSecond(), carried) * BACKLOGGED_DEMAND_FACTOR);
+            }
             lastDecisionNanos = nowNanos;
             last = oracle.decide(measured);
             flush.apply(last, measured.eventBytes(), maxDelayNanos);
             nextDecisionNanos = nowNanos + decisionIntervalNanos;
             listener.onDecision(last);
+        }
+    }
+
+    /**
+     * The transport refused or delayed an event because its budget was full: for one decision
+     * interval the oracle decides for more demand than it measures ({@link #BACKLOGGED_DEMAND_FACTOR}).
+     * Writer thread.
+     */
+    public void onBackPressure(long nowNanos) {
+        boolean fresh = !backPressured || nowNanos - backPressuredUntilNanos >= 0;
+        backPressured = true;
+        backPressuredUntilNanos = nowNanos + decisionIntervalNanos;
+        if (fresh) {
+            nextDecisionNanos = nowNanos; // decide at the next event, not after a full interval
         }
     }
 

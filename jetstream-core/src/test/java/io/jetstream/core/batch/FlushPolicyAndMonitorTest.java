@@ -99,4 +99,36 @@ class FlushPolicyAndMonitorTest {
         controller.onEvent(1_000, 10_000_000L);
         assertEquals(1, decisions.size(), "next periodic decision only after 50 ms");
     }
+
+    @Test
+    void underBackPressureTheOracleDecidesForUnmetDemand() {
+        // A producer held back by 6.25 MB/s routes delivers 7,500 events/s of 800 B: 96 % of one route.
+        ThroughputCurve route = new ThroughputCurve(0.001, 6.25e6);
+        StreamContext prior = new StreamContext(1_000, 800, 10e-6, 1e-9, 0, 0, 66, 0, route, 2, 0.1);
+        BatchController controller = new BatchController(new StreamMonitor(0.1, 16, 1_000_000, 1_000_000_000),
+                new BatchOracle(100_000, 4, 0.1), new FlushPolicy(1, 1), prior, 50_000_000, 10, BatchListener.NONE);
+        for (long b : new long[] {4 << 10, 64 << 10, 1 << 20}) {
+            controller.onTransfer(b, route.transferSeconds(b));
+        }
+        long t = 0;
+        for (int i = 0; i < 2_000; i++) {
+            controller.onEvent(800, t += 133_333); // 7,500 events/s
+        }
+        BatchDecision measuredOnly = controller.lastDecision();
+
+        controller.onBackPressure(t);
+        controller.onEvent(800, t += 133_333);
+        BatchDecision pushedBack = controller.lastDecision();
+        assertTrue(pushedBack.estimate().capacityEventsPerSecond() > measuredOnly.estimate().capacityEventsPerSecond(),
+                "pushed back, the oracle chooses a setting that carries more: " + measuredOnly.estimate() + " then "
+                        + pushedBack.estimate());
+        assertTrue(pushedBack.routes() > measuredOnly.routes(),
+                "routes: " + measuredOnly.routes() + " on the measured rate, " + pushedBack.routes() + " when pushed back");
+
+        for (int i = 0; i < 2_000; i++) {
+            controller.onEvent(800, t += 133_333); // the push-back is over: the measured rate decides again
+        }
+        assertEquals(measuredOnly.routes(), controller.lastDecision().routes());
+        assertEquals(measuredOnly.batchSize(), controller.lastDecision().batchSize());
+    }
 }

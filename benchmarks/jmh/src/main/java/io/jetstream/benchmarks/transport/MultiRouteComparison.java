@@ -33,6 +33,9 @@ import java.util.concurrent.locks.LockSupport;
  * io.jetstream.benchmarks.transport.MultiRouteComparison [--rate 50mbit] [--seconds 3]}
  */
 public final class MultiRouteComparison {
+    /** Routes the oracle chose, counted per event sent in the last run (adaptive mode). */
+    private static java.util.Map<Integer, Integer> lastRoutesSeen = java.util.Map.of();
+
     public static void main(String[] args) throws Exception {
         String rate = "50mbit";
         double seconds = 3;
@@ -48,9 +51,9 @@ public final class MultiRouteComparison {
                 PeerProcess receiver = PeerProcess.start(links.peerPrefix(), TransportReceiverMain.class, "0.0.0.0")) {
             int port = Integer.parseInt(receiver.readyLine().split(" ")[1]);
             System.out.printf(Locale.ROOT, "%n### %d B events, unpaced, each route its own %s tbf link%n%n", size, rate);
-            System.out.println("| batching | routes | records/s | MB/s | x 1 route | routes the oracle uses |");
+            System.out.println("| batching | routes | records/s | MB/s | x 1 route | routes the oracle chose (share of events) |");
             System.out.println("|---|---:|---:|---:|---:|---:|");
-            for (String mode : List.of("fixed 64 KiB", "adaptive")) {
+            for (String mode : List.of("fixed 64 KiB", "fixed 1 KiB", "adaptive")) {
                 double one = Double.NaN;
                 for (int k : new int[] {1, 2, 4}) {
                     List<InetSocketAddress> addresses = new ArrayList<>();
@@ -64,7 +67,7 @@ public final class MultiRouteComparison {
                     raw.put("jetstream.transport.ring.enabled", false); // the namespace shares /dev/shm
                     if (mode.startsWith("fixed")) {
                         raw.put("jetstream.batch.mode", "fixed");
-                        raw.put("jetstream.batch.fixed.target-bytes", 64 << 10);
+                        raw.put("jetstream.batch.fixed.target-bytes", Integer.parseInt(mode.split(" ")[1]) << 10);
                     }
                     TransportSettings settings = TransportSettings.from(
                             JetStreamConfig.load(ConfigScope.STORM, raw, TransportSettings.GROUPS));
@@ -81,8 +84,12 @@ public final class MultiRouteComparison {
                             one = r[0];
                         }
                         BatchDecision d = s.controller() == null ? null : s.controller().lastDecision();
+                        if (d != null && Boolean.getBoolean("verbose")) {
+                            System.out.println("decision " + d + "; link " + s.controller().monitor().link(null)
+                                    + "; rate " + s.controller().monitor().eventsPerSecond() + "; " + s.metrics());
+                        }
                         System.out.printf(Locale.ROOT, "| %s | %d | %,.0f | %.1f | %.2f | %s |%n", mode, k, r[0],
-                                r[0] * (size + 8) / 1e6, r[0] / one, d == null ? "all" : Integer.toString(d.routes()));
+                                r[0] * (size + 8) / 1e6, r[0] / one, d == null ? "all" : routeShares());
                         System.out.flush();
                     }
                 }
@@ -94,6 +101,15 @@ public final class MultiRouteComparison {
         System.exit(0);
     }
 
+    /** "2 (90 %), 1 (10 %)": the routes the oracle chose while the run sent. */
+    private static String routeShares() {
+        long total = lastRoutesSeen.values().stream().mapToLong(Integer::longValue).sum();
+        StringBuilder b = new StringBuilder();
+        lastRoutesSeen.entrySet().stream().sorted((x, y) -> y.getValue() - x.getValue()).forEach(e -> b.append(b.length() == 0 ? "" : ", ")
+                .append(e.getKey()).append(String.format(Locale.ROOT, " (%.0f %%)", 100.0 * e.getValue() / total)));
+        return b.toString();
+    }
+
     private static double[] run(StreamSender s, int size, double seconds, PeerProcess receiver) throws Exception {
         byte[] record = new byte[size];
         ByteBuffer view = ByteBuffer.wrap(record);
@@ -103,10 +119,21 @@ public final class MultiRouteComparison {
         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200));
         record[0] = TransportReceiverMain.DATA;
         long end = System.nanoTime() + (long) (seconds * 1e9);
+        long nextReport = System.nanoTime() + 500_000_000L;
+        java.util.TreeMap<Integer, Integer> routesSeen = new java.util.TreeMap<>();
         while (System.nanoTime() < end) {
             view.putLong(1, System.nanoTime());
             s.send(0, record, 0, size);
+            if (s.controller() != null && s.controller().lastDecision() != null) {
+                routesSeen.merge(s.controller().lastDecision().routes(), 1, Integer::sum);
+                if (Boolean.getBoolean("verbose") && System.nanoTime() > nextReport) {
+                    nextReport += 500_000_000L;
+                    System.out.println("  " + s.controller().lastDecision().estimate() + " link " + s.controller().monitor().link(null)
+                            + " rate " + (long) s.controller().monitor().eventsPerSecond());
+                }
+            }
         }
+        lastRoutesSeen = routesSeen;
         view.put(0, TransportReceiverMain.END).putLong(1, System.nanoTime());
         s.send(0, record, 0, size);
         s.flush();

@@ -94,6 +94,7 @@ public final class StreamSender implements AutoCloseable {
     private long backlogAckedBytes;
     private double capacityBytesPerSecond = Double.NaN;
     private volatile long outboxLimitBytes;
+    private final UnsafeBuffer drainScratch = new UnsafeBuffer(new byte[16]);
     private volatile boolean accepting = true;
     /** Largest frame to build, length field included: the ring's record limit while a route writes to one. */
     private volatile int frameLimit;
@@ -256,6 +257,9 @@ public final class StreamSender implements AutoCloseable {
             return true;
         }
         metrics.onBackPressured();
+        if (controller != null) {
+            controller.onBackPressure(transport.nanoClock.getAsLong());
+        }
         return false;
     }
 
@@ -462,16 +466,19 @@ public final class StreamSender implements AutoCloseable {
     /**
      * The outbox bound. In adaptive mode, while connected and once the drain rate under backlog is
      * known, it is what the link drains within the user's maximum event delay (at least
-     * {@value #MIN_ADAPTIVE_OUTBOX} bytes, at most {@code transport.memory-bytes}): under overload the
+     * {@value #MIN_ADAPTIVE_OUTBOX} bytes and two batches per route in use, at most
+     * {@code transport.memory-bytes}): under overload the
      * producer is pushed back instead of queueing seconds of data. Lock held.
      */
     private long outboxLimit() {
         long configured = settings.memoryBytes();
-        if (controller == null || Double.isNaN(capacityBytesPerSecond) || readyRoute() == null) {
+        if (controller == null || Double.isNaN(capacityBytesPerSecond) || !isReady()) {
             return configured;
         }
         double drainable = capacityBytesPerSecond * settings.batch().maxEventDelayNanos() / 1e9;
-        return (long) Math.min(configured, Math.max(MIN_ADAPTIVE_OUTBOX, drainable));
+        // Room for two batches per route in use, or the routes take turns instead of working in parallel.
+        long floor = Math.max(MIN_ADAPTIVE_OUTBOX, 2L * Math.max(1, routesInUse()) * (policy.targetBytes() + BATCH_FRAME_OVERHEAD));
+        return (long) Math.min(configured, Math.max(floor, drainable));
     }
 
     /** Samples the drain rate from acknowledged bytes over spans of at least 20 ms with a backlog. Lock held. */
@@ -487,6 +494,13 @@ public final class StreamSender implements AutoCloseable {
         long span = now - backlogStartNanos;
         if (span >= DRAIN_SAMPLE_NANOS) {
             double sample = backlogAckedBytes * 1e9 / span;
+            if (controller != null) {
+                // Under backlog the acknowledged bytes are the routes' service: the link as it is now,
+                // which probes sent into an idle token bucket's burst overstate. Per route in use.
+                drainScratch.putLong(0, backlogAckedBytes / Math.max(1, routesInUse()));
+                drainScratch.putLong(8, span);
+                probeResults.write(PROBE_MSG, drainScratch, 0, 16);
+            }
             capacityBytesPerSecond = Double.isNaN(capacityBytesPerSecond) ? sample
                     : capacityBytesPerSecond + 0.3 * (sample - capacityBytesPerSecond);
             backlogStartNanos = now;
@@ -503,6 +517,20 @@ public final class StreamSender implements AutoCloseable {
             accepting = room;
         }
         changed.signalAll();
+    }
+
+    /** Ready routes among those the oracle chose. Lock held. */
+    private int routesInUse() {
+        int active = controller != null && controller.lastDecision() != null
+                ? Math.max(1, Math.min(routes.length, controller.lastDecision().routes()))
+                : routes.length;
+        int n = 0;
+        for (int i = 0; i < active; i++) {
+            if (routes[i].isReady()) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** Round-robin over the ready routes among the first {@code routes} the oracle chose. Lock held. */

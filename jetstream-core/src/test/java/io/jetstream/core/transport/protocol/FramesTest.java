@@ -1,0 +1,150 @@
+package io.jetstream.core.transport.protocol;
+
+import static io.jetstream.core.transport.protocol.ProtocolDescriptor.*;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.DecoderException;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Every frame type through {@link FrameDecoder} on an {@link EmbeddedChannel} and back, and the batch layout byte by byte. */
+class FramesTest {
+    private static final ByteBufAllocator ALLOC = ByteBufAllocator.DEFAULT;
+
+    /** Writes {@code frame} in pieces of 3 bytes and returns the one decoded frame (type byte first). */
+    private static ByteBuf roundTrip(ByteBuf frame) {
+        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(4096));
+        while (frame.isReadable()) {
+            ch.writeInbound(frame.readRetainedSlice(Math.min(3, frame.readableBytes())));
+        }
+        frame.release();
+        ByteBuf out = ch.readInbound();
+        Object extra = ch.readInbound();
+        org.junit.jupiter.api.Assertions.assertNull(extra, "exactly one frame");
+        ch.finishAndReleaseAll();
+        return out;
+    }
+
+    @Test
+    void handshakeFrames() {
+        byte[] nonce = new byte[NONCE_LENGTH];
+        byte[] host = new byte[HOST_TOKEN_LENGTH];
+        nonce[3] = 7;
+        host[15] = 9;
+        ByteBuf c = roundTrip(Frames.challenge(ALLOC, nonce, host));
+        Frames.Challenge challenge = Frames.readChallenge(c);
+        c.release();
+        assertArrayEquals(nonce, challenge.nonce());
+        assertArrayEquals(host, challenge.hostToken());
+
+        byte[] mac = new byte[MAC_LENGTH];
+        mac[0] = 1;
+        ByteBuf h = roundTrip(Frames.hello(ALLOC, new Frames.Hello(FLAG_CHECKSUM | FLAG_ACKNOWLEDGED, 42, 17, 2, 4,
+                "peer-ü", "stream", host, mac)));
+        Frames.Hello hello = Frames.readHello(h);
+        h.release();
+        assertEquals(42, hello.epoch());
+        assertEquals(17, hello.firstSequence());
+        assertEquals(2, hello.route());
+        assertEquals(4, hello.routes());
+        assertEquals("peer-ü", hello.peerId());
+        assertEquals("stream", hello.streamId());
+        assertTrue(hello.acknowledged() && hello.checksum());
+        assertArrayEquals(mac, hello.mac());
+
+        ByteBuf w = roundTrip(Frames.welcome(ALLOC, new Frames.Welcome(99, 3, "rx-a-1")));
+        assertEquals(new Frames.Welcome(99, 3, "rx-a-1"), Frames.readWelcome(w));
+        w.release();
+    }
+
+    @Test
+    void controlPlaneFrames() {
+        ByteBuf a = roundTrip(Frames.ack(ALLOC, 1234));
+        assertEquals(1234, Frames.readLongBody(a, ACK));
+        a.release();
+        ByteBuf c = roundTrip(Frames.control(ALLOC, -600, new byte[] {1, 2, 3}));
+        assertEquals(-600, Frames.readControlHeader(c));
+        assertEquals(3, c.readableBytes());
+        c.release();
+        ByteBuf p = roundTrip(Frames.probe(ALLOC, 5, 1000, 4096));
+        assertEquals(1000 - LENGTH_FIELD, p.readableBytes(), "a probe occupies its size on the wire");
+        assertEquals(5, Frames.readLongBody(p, PROBE));
+        p.release();
+        ByteBuf e = roundTrip(Frames.error(ALLOC, "no"));
+        assertEquals("no", Frames.readError(e));
+        e.release();
+    }
+
+    @Test
+    void batchLayoutAndValidation() {
+        BatchFrameBuilder b = new BatchFrameBuilder(4096);
+        b.begin(ALLOC.buffer());
+        b.append(7, new byte[] {10, 11, 12}, 0, 3);
+        b.append(8, new byte[0], 0, 0);
+        ByteBuf f = b.seal(5, true);
+        assertEquals(BATCH_FRAME_OVERHEAD + 8 + 3 + 8, f.readableBytes());
+        assertEquals(f.readableBytes() - LENGTH_FIELD, f.getInt(0));
+        assertEquals(BATCH, f.getByte(LENGTH_FIELD));
+        assertEquals(5, f.getLong(LENGTH_FIELD + TYPE_FIELD + BATCH_SEQUENCE_OFFSET));
+        assertEquals(2, f.getInt(LENGTH_FIELD + TYPE_FIELD + BATCH_COUNT_OFFSET));
+        assertEquals(7, f.getInt(BATCH_FRAME_OVERHEAD));
+        assertEquals(3, f.getInt(BATCH_FRAME_OVERHEAD + 4));
+
+        ByteBuf frame = roundTrip(f);
+        BatchFrameReader reader = new BatchFrameReader(4096);
+        reader.validate(frame, true, t -> t == 7 || t == 8);
+        assertEquals(5, reader.sequence());
+        List<String> got = new ArrayList<>();
+        reader.deliver(frame, reader.count(), (target, buffer, offset, length) -> {
+            StringBuilder sb = new StringBuilder().append(target).append(':');
+            for (int i = 0; i < length; i++) {
+                sb.append(buffer.getByte(offset + i)).append(' ');
+            }
+            got.add(sb.toString().trim());
+        });
+        assertEquals(List.of("7:10 11 12", "8:"), got);
+        frame.release();
+    }
+
+    @Test
+    void aLimitSealsBatchesEarlierButALargeRecordStillGetsAFrame() {
+        BatchFrameBuilder b = new BatchFrameBuilder(4096);
+        b.limit(100);
+        b.begin(ALLOC.buffer());
+        assertTrue(b.fits(100 - BATCH_FRAME_OVERHEAD - RECORD_HEADER_LENGTH));
+        assertTrue(!b.fits(100 - BATCH_FRAME_OVERHEAD - RECORD_HEADER_LENGTH + 1));
+        b.discard();
+    }
+
+    @Test
+    void decoderRefusesLengthsOutsideItsBoundBeforeBuffering() {
+        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(4096));
+        DecoderException e = assertThrows(DecoderException.class,
+                () -> ch.writeInbound(ALLOC.buffer().writeInt(4097).writeByte(BATCH)));
+        assertTrue(e.getCause() instanceof ProtocolException && e.getCause().getMessage().contains("4097"), e.toString());
+        ch.finishAndReleaseAll();
+        assertThrows(IllegalArgumentException.class, () -> new FrameDecoder(100));
+    }
+
+    @Test
+    void strictDecodingNamesTheField() {
+        ByteBuf w = Frames.welcome(ALLOC, new Frames.Welcome(1, -1, ""));
+        w.skipBytes(LENGTH_FIELD);
+        ByteBuf truncated = w.readSlice(w.readableBytes() - 1);
+        ProtocolException e = assertThrows(ProtocolException.class, () -> Frames.readWelcome(truncated));
+        assertTrue(e.getMessage().contains("truncated frame: ring name"), e.getMessage());
+        w.release();
+        ByteBuf ack = Frames.ack(ALLOC, 1);
+        ack.skipBytes(LENGTH_FIELD);
+        ProtocolException wrongType = assertThrows(ProtocolException.class, () -> Frames.readLongBody(ack, WELCOME));
+        assertTrue(wrongType.getMessage().contains("expected WELCOME, got ACK"), wrongType.getMessage());
+        ack.release();
+    }
+}
