@@ -466,8 +466,8 @@ public final class StreamSender implements AutoCloseable {
     /**
      * The outbox bound. In adaptive mode, while connected and once the drain rate under backlog is
      * known, it is what the link drains within the user's maximum event delay (at least
-     * {@value #MIN_ADAPTIVE_OUTBOX} bytes and two batches per route in use, at most
-     * {@code transport.memory-bytes}): under overload the
+     * {@value #MIN_ADAPTIVE_OUTBOX} bytes per route in use, at most {@code transport.memory-bytes}):
+     * under overload the
      * producer is pushed back instead of queueing seconds of data. Lock held.
      */
     private long outboxLimit() {
@@ -476,8 +476,8 @@ public final class StreamSender implements AutoCloseable {
             return configured;
         }
         double drainable = capacityBytesPerSecond * settings.batch().maxEventDelayNanos() / 1e9;
-        // Room for two batches per route in use, or the routes take turns instead of working in parallel.
-        long floor = Math.max(MIN_ADAPTIVE_OUTBOX, 2L * Math.max(1, routesInUse()) * (policy.targetBytes() + BATCH_FRAME_OVERHEAD));
+        // At least the minimum per route in use, so that the routes work in parallel rather than in turns.
+        long floor = MIN_ADAPTIVE_OUTBOX * Math.max(1, routesInUse());
         return (long) Math.min(configured, Math.max(floor, drainable));
     }
 
