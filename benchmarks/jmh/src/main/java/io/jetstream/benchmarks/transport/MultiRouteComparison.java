@@ -72,7 +72,7 @@ public final class MultiRouteComparison {
                     TransportSettings settings = TransportSettings.from(
                             JetStreamConfig.load(ConfigScope.STORM, raw, TransportSettings.GROUPS));
                     try (NettyTransport t = new NettyTransport(settings, "multi-route")) {
-                        StreamSender s = t.openSender("routes-" + k + "-" + mode.charAt(0), addresses, ControlListener.NONE);
+                        StreamSender s = t.openSender("routes-" + k + "-" + mode.replace(' ', '-'), addresses, ControlListener.NONE);
                         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                         while (!s.isReady() && System.nanoTime() < deadline) {
                             LockSupport.parkNanos(1_000_000);

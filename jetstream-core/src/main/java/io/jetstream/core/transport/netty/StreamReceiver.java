@@ -234,6 +234,31 @@ public final class StreamReceiver implements AutoCloseable {
         LOG.info("JetStream receiver {} closed: {}", transport.peerId, metrics);
     }
 
+    /**
+     * The stream of {@code key}, created on its first HELLO; a new epoch of the same (peer, stream)
+     * replaces the old incarnation's state. Synchronized: the routes of one stream say HELLO on
+     * different I/O threads at once and must all find the same state.
+     */
+    private synchronized InboundStream streamFor(StreamKey key) {
+        InboundStream s = streams.get(key);
+        if (s != null) {
+            return s;
+        }
+        streams.entrySet().removeIf(e -> {
+            StreamKey k = e.getKey();
+            boolean older = k.peerId().equals(key.peerId()) && k.streamId().equals(key.streamId()) && k.epoch() != key.epoch();
+            if (older) {
+                e.getValue().release();
+                ringStreams.remove(e.getValue().ringTarget);
+            }
+            return older;
+        });
+        s = new InboundStream(key, nextRingTarget.incrementAndGet(), handler, store, metrics, ordering,
+                (long) transport.settings.windowBytes() + transport.settings.maxFrameBytes());
+        streams.put(key, s);
+        return s;
+    }
+
     /** One accepted connection. Event loop only. */
     private final class Connection extends SimpleChannelInboundHandler<ByteBuf> {
         private final byte[] nonce = new byte[NONCE_LENGTH];
@@ -296,18 +321,7 @@ public final class StreamReceiver implements AutoCloseable {
             if (streams.size() >= MAX_STREAMS && !streams.containsKey(key)) {
                 throw new ProtocolException("receiver already tracks " + MAX_STREAMS + " streams; refusing " + key);
             }
-            InboundStream s = streams.computeIfAbsent(key, k -> {
-                // A new epoch of the same (peer, stream) replaces the old incarnation's state.
-                streams.entrySet().removeIf(e -> {
-                    boolean old = e.getKey().peerId().equals(k.peerId()) && e.getKey().streamId().equals(k.streamId());
-                    if (old) {
-                        e.getValue().release();
-                    }
-                    return old;
-                });
-                return new InboundStream(k, nextRingTarget.incrementAndGet(), handler, store, metrics, ordering,
-                        (long) transport.settings.windowBytes() + transport.settings.maxFrameBytes());
-            });
+            InboundStream s = streamFor(key);
             long watermark = s.onHello(h.firstSequence(), reader, ctx.channel(), h.checksum());
             stream = s;
             checksum = h.checksum();

@@ -466,8 +466,8 @@ public final class StreamSender implements AutoCloseable {
     /**
      * The outbox bound. In adaptive mode, while connected and once the drain rate under backlog is
      * known, it is what the link drains within the user's maximum event delay (at least
-     * {@value #MIN_ADAPTIVE_OUTBOX} bytes per route in use, at most {@code transport.memory-bytes}):
-     * under overload the
+     * {@value #MIN_ADAPTIVE_OUTBOX} bytes, and two batches per route when several are in use; at most
+     * {@code transport.memory-bytes}): under overload the
      * producer is pushed back instead of queueing seconds of data. Lock held.
      */
     private long outboxLimit() {
@@ -476,8 +476,12 @@ public final class StreamSender implements AutoCloseable {
             return configured;
         }
         double drainable = capacityBytesPerSecond * settings.batch().maxEventDelayNanos() / 1e9;
-        // At least the minimum per route in use, so that the routes work in parallel rather than in turns.
-        long floor = MIN_ADAPTIVE_OUTBOX * Math.max(1, routesInUse());
+        // With several routes in use, room for two batches per route, so that the routes work in
+        // parallel rather than in turns.
+        int inUse = routesInUse();
+        long floor = inUse > 1
+                ? Math.max(MIN_ADAPTIVE_OUTBOX, 2L * inUse * (policy.targetBytes() + BATCH_FRAME_OVERHEAD))
+                : MIN_ADAPTIVE_OUTBOX;
         return (long) Math.min(configured, Math.max(floor, drainable));
     }
 
