@@ -86,6 +86,8 @@ public final class StreamSender implements AutoCloseable {
     private final SpillJournal journal;
     private long inFlightBytes;
     private long memoryBytes;
+    /** Sequence of the last batch that reached the outbox (kept, spilled or dropped). */
+    private long lastEnqueuedSequence;
     private long acknowledged;
     private int nextRoute;
     private boolean closing;
@@ -393,6 +395,7 @@ public final class StreamSender implements AutoCloseable {
     private void enqueue(OutboundBatch b) {
         lock.lock();
         try {
+            lastEnqueuedSequence = b.sequence;
             if (closed) {
                 b.frame.release();
                 metrics.onDropped(b.records);
@@ -600,7 +603,8 @@ public final class StreamSender implements AutoCloseable {
         lock.lock();
         try {
             route.handshaking = true;
-            long first = lastSequence + 1;
+            // Not lastSequence: a batch sealed but not yet enqueued would be announced as gone.
+            long first = lastEnqueuedSequence + 1;
             if (!inFlight.isEmpty()) {
                 first = Math.min(first, inFlight.firstKey());
             }

@@ -44,6 +44,16 @@ final class TransportTestSupport {
         return b;
     }
 
+    static void await(String what, long timeoutSeconds, BooleanSupplier condition, java.util.function.Supplier<String> state) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() >= deadline) {
+                throw new AssertionError("timed out after " + timeoutSeconds + " s waiting for " + what + ": " + state.get());
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+        }
+    }
+
     static void await(String what, long timeoutSeconds, BooleanSupplier condition) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
         while (!condition.getAsBoolean()) {
