@@ -725,6 +725,15 @@ public final class StreamSender implements AutoCloseable {
         return controller;
     }
 
+    private long underLock(java.util.function.LongSupplier read) {
+        lock.lock();
+        try {
+            return read.getAsLong();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Current bound of the outbox (see {@code transport.memory-bytes}; adaptive mode narrows it under overload). */
     public long outboxLimitBytes() {
         return outboxLimitBytes;
@@ -732,32 +741,17 @@ public final class StreamSender implements AutoCloseable {
 
     /** Bytes sealed and not yet acknowledged, in memory. */
     public long outboxBytes() {
-        lock.lock();
-        try {
-            return memoryBytes;
-        } finally {
-            lock.unlock();
-        }
+        return underLock(() -> memoryBytes);
     }
 
     /** Bytes sent and not yet acknowledged. */
     public long inFlightBytes() {
-        lock.lock();
-        try {
-            return inFlightBytes;
-        } finally {
-            lock.unlock();
-        }
+        return underLock(() -> inFlightBytes);
     }
 
     /** Batches sealed and not yet acknowledged (memory and journal). */
     public long unacknowledgedBatches() {
-        lock.lock();
-        try {
-            return pending.size() + inFlight.size() + (journal == null ? 0 : journal.frames());
-        } finally {
-            lock.unlock();
-        }
+        return underLock(() -> pending.size() + inFlight.size() + (journal == null ? 0 : journal.frames()));
     }
 
     boolean isClosing() {

@@ -58,6 +58,19 @@ abstract class TransportContractTest {
         }
     }
 
+    /** A collector whose deliveries wait for {@code stall} (at most 30 s). */
+    private static Collector stalledUntil(CountDownLatch stall) {
+        Collector c = new Collector();
+        c.beforeEachBatch = () -> {
+            try {
+                stall.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        return c;
+    }
+
     private static InetSocketAddress at(StreamReceiver r) {
         return new InetSocketAddress("127.0.0.1", r.localAddress().getPort());
     }
@@ -137,14 +150,7 @@ abstract class TransportContractTest {
                 "transport.window-bytes", 16 << 10, "transport.send-timeout-ms", 200L,
                 "batch.mode", "fixed", "batch.fixed.target-bytes", 4096);
         CountDownLatch stall = new CountDownLatch(1);
-        Collector c = new Collector();
-        c.beforeEachBatch = () -> {
-            try {
-                stall.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        };
+        Collector c = stalledUntil(stall);
         StreamReceiver r = transport("receiver", o).bind(0, c, t -> true, SequenceStore.inMemory());
         StreamSender s = transport("sender", o).openSender("s", at(r), ControlListener.NONE);
         await("route ready", 10, s::isReady);
@@ -174,14 +180,7 @@ abstract class TransportContractTest {
     void closeWithUnacknowledgedDataIsBoundedByTheTimeout() throws Exception {
         Map<String, Object> o = Map.of("transport.reliability", "acknowledged", "transport.close-timeout-ms", 300L);
         CountDownLatch stall = new CountDownLatch(1);
-        Collector c = new Collector();
-        c.beforeEachBatch = () -> {
-            try {
-                stall.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        };
+        Collector c = stalledUntil(stall);
         StreamReceiver r = transport("receiver", Map.of()).bind(0, c, t -> true, SequenceStore.inMemory());
         StreamSender s = transport("sender", o).openSender("s", at(r), ControlListener.NONE);
         await("route ready", 10, s::isReady);
