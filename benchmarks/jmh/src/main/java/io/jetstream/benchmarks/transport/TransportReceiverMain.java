@@ -116,6 +116,6 @@ public final class TransportReceiverMain {
                 }).bind(new InetSocketAddress(bind, 0)).sync().channel();
         System.out.println("READY " + jetPort + " " + ((InetSocketAddress) server.localAddress()).getPort());
         System.out.flush();
-        Thread.sleep(Long.MAX_VALUE);
+        new java.util.concurrent.CountDownLatch(1).await(); // serves until the parent kills this process
     }
 }

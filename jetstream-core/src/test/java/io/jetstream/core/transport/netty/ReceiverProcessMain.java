@@ -61,7 +61,7 @@ public final class ReceiverProcessMain {
         }, t -> true, store);
         System.out.println("READY " + port);
         System.out.flush();
-        Thread.sleep(Long.MAX_VALUE);
+        new java.util.concurrent.CountDownLatch(1).await(); // serves until the parent kills this process
     }
 
     /** The last complete line's epoch and sequence; a torn last line is cut off. */
