@@ -27,18 +27,28 @@ public final class BatchController {
 
     private static final double RATE_SHIFT = 2.0;
     /**
-     * While the transport pushes back, the measured rate is what the link let through (in bursts
-     * between waits), not what the producer wants: the oracle then decides for this multiple of the
-     * larger of the measured rate and what the current setting carries (unmet demand), which lets it
-     * add the routes or batch sizes that carry more. Once the push-back stops, the measured rate
-     * alone decides again.
+     * While the transport pushes back, the measured rate is what the link let through (admitted in
+     * bursts between waits), not what the producer wants, and it follows the setting in force: a
+     * small batch carries little, so little is admitted, so the measured rate stays small. The
+     * controller then assumes unmet demand and probes for it like a slow start: the first decision
+     * under push-back assumes this multiple of the larger of the measured rate and what the current
+     * setting carries, every further one this multiple of the previous assumption (up to
+     * {@link #MAX_DEMAND}), until the oracle finds no setting that keeps up and chooses for
+     * throughput ({@link BatchOracle}, saturated). Once the push-back stops, the measured rate alone
+     * decides again.
      */
     static final double BACKLOGGED_DEMAND_FACTOR = 2.0;
+    /** Share of the producer's time inside the transport from which the transport limits it. */
+    static final double PRODUCER_BOUND_LOAD = 0.5;
+    /** Upper bound of the assumed demand (events per second). */
+    static final double MAX_DEMAND = 1e9;
     private static final long MIN_REACTION_NANOS = 200_000;
 
     private long events;
     private boolean backPressured;
     private long backPressuredUntilNanos;
+    /** Demand assumed while pushed back (events per second), 0 otherwise. */
+    private double assumedDemand;
     private long nextDecisionNanos;
     private long lastDecisionNanos;
     private double decidedRate;
@@ -71,10 +81,12 @@ public final class BatchController {
             decidedRate = measured.eventsPerSecond();
             backPressured = backPressured && nowNanos - backPressuredUntilNanos < 0;
             if (backPressured) {
-                // Arrivals of a pushed-back producer come in bursts between waits: neither their rate
-                // nor the current setting's capacity is the demand. Decide for more than both.
                 double carried = last == null ? 0 : LatencyModel.capacity(measured, last.batchSize(), last.routes());
-                measured = measured.withRate(Math.max(measured.eventsPerSecond(), carried) * BACKLOGGED_DEMAND_FACTOR);
+                assumedDemand = Math.min(MAX_DEMAND,
+                        Math.max(assumedDemand, Math.max(measured.eventsPerSecond(), carried)) * BACKLOGGED_DEMAND_FACTOR);
+                measured = measured.withRate(assumedDemand);
+            } else {
+                assumedDemand = 0;
             }
             lastDecisionNanos = nowNanos;
             last = oracle.decide(measured);
@@ -85,8 +97,9 @@ public final class BatchController {
     }
 
     /**
-     * The transport refused or delayed an event because its budget was full: for one decision
-     * interval the oracle decides for more demand than it measures ({@link #BACKLOGGED_DEMAND_FACTOR}).
+     * The transport refused or delayed an event because its budget was full: until a decision
+     * interval passes without this call, the oracle decides for more demand than it measures
+     * ({@link #BACKLOGGED_DEMAND_FACTOR}).
      * Writer thread.
      */
     public void onBackPressure(long nowNanos) {
@@ -99,13 +112,28 @@ public final class BatchController {
     }
 
     /**
+     * The producer spent {@code busyFraction} of its time inside the transport (sampled over a
+     * window; JetStream's Ratio_CPU, measured rather than modelled). From
+     * {@value #PRODUCER_BOUND_LOAD} on, the transport's per-event cost is what limits the producer:
+     * its rate is then no more a demand than a pushed-back producer's, and it is treated as one
+     * ({@link #onBackPressure}). Writer thread.
+     */
+    public void onProducerLoad(double busyFraction, long nowNanos) {
+        if (busyFraction >= PRODUCER_BOUND_LOAD) {
+            onBackPressure(nowNanos);
+        }
+    }
+
+    /**
      * Bytes of the link probe the transport should send now, or 0. The first probes go out at once
      * (one per size) so the throughput curve exists before the first decision; after that they are
-     * spaced by the monitor's intrusiveness control ({@link StreamMonitor#nextProbeIntervalNanos()}).
+     * spaced by the monitor's intrusiveness control ({@link StreamMonitor#nextProbeIntervalNanos()}),
+     * and none go out while the transport pushes back.
      */
     public long probeBytesDue(long nowNanos) {
-        if (probes >= PROBE_BYTES.length && nowNanos - nextProbeNanos < 0) {
-            return 0;
+        if (probes >= PROBE_BYTES.length
+                && (nowNanos - nextProbeNanos < 0 || backPressured && nowNanos - backPressuredUntilNanos < 0)) {
+            return 0; // pushed back, a probe would time the queue in front of it (the transport measures the drain instead)
         }
         long bytes = PROBE_BYTES[probes++ % PROBE_BYTES.length];
         nextProbeNanos = nowNanos + monitor.nextProbeIntervalNanos();

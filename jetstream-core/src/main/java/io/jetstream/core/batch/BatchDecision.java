@@ -6,7 +6,7 @@ package io.jetstream.core.batch;
  * @param estimate the model's components at the chosen batch size and routes
  * @param queueing the estimated wait for a free route per event (seconds)
  * @param sustainable whether the choice carries the measured rate; if no choice does, the oracle
- *     picks the one with the most capacity and this is false
+ *     chooses for throughput (the lowest latency within 95 % of the highest capacity) and this is false
  * @param maxBatchByDelay the batch size cap derived from the user's maximum event delay
  * @param evaluated how many (batch size, routes) points the search evaluated
  */

@@ -13,8 +13,15 @@ package io.jetstream.core.batch;
  *       neighbours of every local optimum (the paper's coarse probing plus local exhaustive search)
  *       and keeps the minimum.
  *   <li>Ours: the predicted latency includes {@link LatencyModel#queueing}, and a point counts as
- *       sustainable only below {@code maxUtilisation} of its modelled capacity; if no point is, the
- *       one with the most capacity wins and the decision says so.
+ *       sustainable only below {@code maxUtilisation} of its modelled capacity.
+ *   <li>Ours: if no point is sustainable (saturated: the producer outruns every setting), the choice
+ *       is for throughput, but not blindly for the largest batch: of the points reaching
+ *       {@value #SATURATED_CAPACITY_SHARE} of the highest capacity, the one with the lowest modelled
+ *       latency (the smallest batch near the top of the throughput curve). Line 3's cap assumes
+ *       batches form at the measured rate and no longer binds when events wait anyway; instead a
+ *       batch may take at most the user's maximum delay on one route, or every event in it would
+ *       be late by more than the bound the user set on batching alone. The decision says it is not
+ *       sustainable.
  * </ul>
  *
  * <p>Stateless apart from its limits; thread-safe. {@link #decide} allocates only its result.
@@ -27,6 +34,9 @@ public final class BatchOracle {
 
     /** Default share of the modelled capacity a choice may use. */
     public static final double DEFAULT_MAX_UTILISATION = 0.85;
+
+    /** Share of the highest capacity a saturated choice must reach. */
+    public static final double SATURATED_CAPACITY_SHARE = 0.95;
 
     /** As {@link #BatchOracle(int, int, double, double)} with {@link #DEFAULT_MAX_UTILISATION}. */
     public BatchOracle(int maxBatchSize, int maxRoutes, double serviceVariation) {
@@ -62,6 +72,9 @@ public final class BatchOracle {
         for (int routes = 1; routes <= maxRoutes; routes++) {
             searchRoutes(c, routes, maxBatch, best);
         }
+        if (!best.sustainable) {
+            nearTopCapacity(c, maxBatch, best);
+        }
         LatencyEstimate estimate = LatencyModel.estimate(c, best.batch, best.routes);
         double queueing = LatencyModel.queueing(c, best.batch, best.routes, serviceVariation);
         return new BatchDecision(estimate, queueing, best.sustainable, maxBatch, best.evaluated);
@@ -74,6 +87,92 @@ public final class BatchOracle {
         boolean sustainable;
         double score = Double.POSITIVE_INFINITY; // latency if sustainable, -capacity otherwise
         int evaluated;
+    }
+
+    /**
+     * Saturated: replaces the highest-capacity point by the lowest-latency one among those reaching
+     * {@link #SATURATED_CAPACITY_SHARE} of its capacity. Capacity grows with the batch size, so for
+     * each route count the candidate is the smallest batch that reaches it (binary search).
+     */
+    private void nearTopCapacity(StreamContext c, int maxBatch, Search best) {
+        int byTransfer = largestBatchWithin(c, c.maxEventDelaySeconds(), maxBatch);
+        if (byTransfer < maxBatch) {
+            // The highest capacity among batches that cross one route within the delay.
+            maxBatch = byTransfer;
+            best.batch = byTransfer;
+            best.routes = 1;
+            best.score = -LatencyModel.capacity(c, byTransfer, 1);
+            for (int routes = 2; routes <= maxRoutes; routes++) {
+                double capacity = LatencyModel.capacity(c, byTransfer, routes);
+                if (admissible(c, byTransfer, routes) && -capacity < best.score) {
+                    best.routes = routes;
+                    best.score = -capacity;
+                }
+            }
+        }
+        double needed = SATURATED_CAPACITY_SHARE * -best.score;
+        double bestLatency = LatencyModel.estimate(c, best.batch, best.routes).total();
+        for (int routes = 1; routes <= maxRoutes; routes++) {
+            if (LatencyModel.capacity(c, maxBatch, routes) < needed) {
+                continue;
+            }
+            int lo = 1;
+            int hi = maxBatch;
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                best.evaluated++;
+                if (LatencyModel.capacity(c, mid, routes) >= needed) {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            if (!admissible(c, lo, routes)) {
+                continue;
+            }
+            double latency = LatencyModel.estimate(c, lo, routes).total();
+            if (latency < bestLatency) {
+                bestLatency = latency;
+                best.batch = lo;
+                best.routes = routes;
+            }
+        }
+    }
+
+    /** The largest batch (at least 1) whose one-route transfer takes at most {@code seconds}. */
+    private static int largestBatchWithin(StreamContext c, double seconds, int maxBatch) {
+        if (LatencyModel.transfer(c, maxBatch, 1) <= seconds) {
+            return maxBatch;
+        }
+        int lo = 1;
+        int hi = maxBatch;
+        while (lo < hi) {
+            int mid = (lo + hi + 1) >>> 1;
+            if (LatencyModel.transfer(c, mid, 1) <= seconds) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return lo;
+    }
+
+    /**
+     * Whether a route count may be used with this batch size: JetStream's line 10 (another batch
+     * can be formed during one transfer, CPU ratio included) and §3.6's no-idle-routes condition.
+     */
+    private static boolean admissible(StreamContext c, int batch, int routes) {
+        if (routes == 1) {
+            return true;
+        }
+        double batching = LatencyModel.batching(c, batch);
+        double encoding = LatencyModel.encoding(c, batch);
+        double transferOne = LatencyModel.transfer(c, batch, 1);
+        if (!(LatencyModel.cpuRatio(c, batch) * batching * routes < transferOne + encoding)) {
+            return false; // the paper's literal line 10
+        }
+        double formation = batch / c.eventsPerSecond(); // time to form one batch
+        return (routes - 1) * formation <= transferOne + encoding; // §3.6: no fewer batches per transfer than routes
     }
 
     private void searchRoutes(StreamContext c, int routes, int maxBatch, Search best) {
@@ -109,18 +208,8 @@ public final class BatchOracle {
     /** Scores one point (lower is better) and records it if it beats the best. */
     private double evaluate(StreamContext c, int batch, int routes, Search best) {
         best.evaluated++;
-        if (routes > 1) {
-            // Line 10: only add a route while another batch can be formed during one transfer.
-            double batching = LatencyModel.batching(c, batch);
-            double encoding = LatencyModel.encoding(c, batch);
-            double transferOne = LatencyModel.transfer(c, batch, 1);
-            if (!(LatencyModel.cpuRatio(c, batch) * batching * routes < transferOne + encoding)) {
-                return Double.POSITIVE_INFINITY; // the paper's literal line 10
-            }
-            double formation = batch / c.eventsPerSecond(); // time to form one batch
-            if ((routes - 1) * formation > transferOne + encoding) {
-                return Double.POSITIVE_INFINITY; // §3.6: fewer batches form per transfer than routes
-            }
+        if (!admissible(c, batch, routes)) {
+            return Double.POSITIVE_INFINITY;
         }
         double queueing = LatencyModel.queueing(c, batch, routes, serviceVariation);
         boolean sustainable = c.eventsPerSecond() <= maxUtilisation * LatencyModel.capacity(c, batch, routes);

@@ -113,11 +113,31 @@ class LatencyModelTest {
     }
 
     @Test
-    void oracleFallsBackToTheMostCapacityWhenNothingKeepsUp() {
+    void saturatedTheOracleChoosesTheSmallestBatchNearTheTopOfTheThroughputCurve() {
         StreamContext flood = CONTEXT.withRate(10_000_000); // 10 GB/s of events over a 10 MB/s link
-        BatchDecision d = new BatchOracle(1_000, 1, 0.1).decide(flood);
+        BatchOracle oracle = new BatchOracle(1_000, 1, 0.1);
+        BatchDecision d = oracle.decide(flood);
         assertFalse(d.sustainable());
-        assertEquals(1_000, d.batchSize(), "the biggest batch carries the most");
+        double top = LatencyModel.capacity(flood, 1_000, 1);
+        int b = d.batchSize();
+        assertTrue(LatencyModel.capacity(flood, b, 1) >= BatchOracle.SATURATED_CAPACITY_SHARE * top,
+                "within 5 % of the most capacity: " + d);
+        assertTrue(LatencyModel.capacity(flood, b - 1, 1) < BatchOracle.SATURATED_CAPACITY_SHARE * top,
+                "and the smallest such batch: " + d);
+        assertTrue(b < 1_000, "not the largest batch for the last few per cent: " + d);
+
+        // A slow link: a batch may take at most the maximum delay (1 s) on one route — here
+        // (1 − 0.05 s) × 1 MB/s less 50 B of overheads, 949 events — and only all four routes reach
+        // 95 % of the highest capacity below that.
+        StreamContext wan = flood.withLink(new ThroughputCurve(0.05, 1_000_000));
+        BatchDecision routed = new BatchOracle(100_000, 4, 0.1).decide(wan);
+        assertFalse(routed.sustainable());
+        assertEquals(4, routed.routes());
+        assertTrue(routed.estimate().transferOneRoute() <= 1.0, routed.toString());
+        assertTrue(LatencyModel.transfer(wan, 949, 1) <= 1.0 && LatencyModel.transfer(wan, 950, 1) > 1.0);
+        assertTrue(routed.estimate().capacityEventsPerSecond()
+                >= BatchOracle.SATURATED_CAPACITY_SHARE * LatencyModel.capacity(wan, 949, 4), routed.toString());
+        assertTrue(routed.batchSize() < 949, "the smallest batch near the top: " + routed);
     }
 
     @Test

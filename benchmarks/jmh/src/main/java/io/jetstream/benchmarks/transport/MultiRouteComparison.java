@@ -30,7 +30,8 @@ import java.util.concurrent.locks.LockSupport;
  * = k (the oracle chooses how many it uses). Needs root.
  *
  * <p>{@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp benchmarks/jmh/target/benchmarks.jar
- * io.jetstream.benchmarks.transport.MultiRouteComparison [--rate 50mbit] [--seconds 3]}
+ * io.jetstream.benchmarks.transport.MultiRouteComparison [--rate 50mbit] [--seconds 3]
+ * [--modes "fixed 64 KiB,fixed 1 KiB,adaptive"]}
  */
 public final class MultiRouteComparison {
     /** Routes the oracle chose, counted per event sent in the last run (adaptive mode). */
@@ -39,10 +40,12 @@ public final class MultiRouteComparison {
     public static void main(String[] args) throws Exception {
         String rate = "50mbit";
         double seconds = 3;
+        List<String> modes = List.of("fixed 64 KiB", "fixed 1 KiB", "adaptive");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--rate" -> rate = args[++i];
                 case "--seconds" -> seconds = Double.parseDouble(args[++i]);
+                case "--modes" -> modes = List.of(args[++i].split(","));
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
@@ -53,7 +56,7 @@ public final class MultiRouteComparison {
             System.out.printf(Locale.ROOT, "%n### %d B events, unpaced, each route its own %s tbf link%n%n", size, rate);
             System.out.println("| batching | routes | records/s | MB/s | x 1 route | routes the oracle chose (share of events) |");
             System.out.println("|---|---:|---:|---:|---:|---:|");
-            for (String mode : List.of("fixed 64 KiB", "fixed 1 KiB", "adaptive")) {
+            for (String mode : modes) {
                 double one = Double.NaN;
                 for (int k : new int[] {1, 2, 4}) {
                     List<InetSocketAddress> addresses = new ArrayList<>();
