@@ -125,10 +125,32 @@ class FlushPolicyAndMonitorTest {
         assertTrue(pushedBack.routes() > measuredOnly.routes(),
                 "routes: " + measuredOnly.routes() + " on the measured rate, " + pushedBack.routes() + " when pushed back");
 
+        // Still pushed back decision after decision: the assumed demand doubles each time until no
+        // setting keeps up, and the saturated choice uses every route, within the delay per batch.
+        for (int interval = 0; interval < 40; interval++) {
+            controller.onBackPressure(t);
+            for (int i = 0; i < 300; i++) { // 40 ms: the push-back never lapses for a decision interval
+                controller.onEvent(800, t += 133_333);
+            }
+        }
+        BatchDecision saturated = controller.lastDecision();
+        assertFalse(saturated.sustainable(), saturated.toString());
+        assertEquals(4, saturated.routes());
+        assertTrue(saturated.estimate().transferOneRoute() <= 0.1, "a batch crosses a route within the delay: " + saturated);
+
         for (int i = 0; i < 2_000; i++) {
             controller.onEvent(800, t += 133_333); // the push-back is over: the measured rate decides again
         }
         assertEquals(measuredOnly.routes(), controller.lastDecision().routes());
         assertEquals(measuredOnly.batchSize(), controller.lastDecision().batchSize());
+
+        // A producer that spends most of its time inside the transport is held back by it as well.
+        controller.onProducerLoad(0.3, t);
+        controller.onEvent(800, t += 133_333);
+        assertEquals(measuredOnly.batchSize(), controller.lastDecision().batchSize(), "30 % inside the transport: no change");
+        controller.onProducerLoad(0.8, t);
+        controller.onEvent(800, t += 133_333);
+        assertTrue(controller.lastDecision().estimate().capacityEventsPerSecond()
+                > measuredOnly.estimate().capacityEventsPerSecond(), "80 % inside the transport: decides for more");
     }
 }
