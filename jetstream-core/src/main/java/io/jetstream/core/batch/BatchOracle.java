@@ -90,9 +90,11 @@ public final class BatchOracle {
     }
 
     /**
-     * Saturated: replaces the highest-capacity point by the lowest-latency one among those reaching
-     * {@link #SATURATED_CAPACITY_SHARE} of its capacity. Capacity grows with the batch size, so for
-     * each route count the candidate is the smallest batch that reaches it (binary search).
+     * Saturated: first caps the batch so that it crosses one route within the user's maximum delay
+     * (and takes the highest capacity under that cap), then replaces that point by the
+     * lowest-latency one among those reaching {@link #SATURATED_CAPACITY_SHARE} of its capacity.
+     * Capacity grows with the batch size, so for each route count the candidate is the smallest
+     * batch that reaches it (binary search).
      */
     private void nearTopCapacity(StreamContext c, int maxBatch, Search best) {
         int byTransfer = largestBatchWithin(c, c.maxEventDelaySeconds(), maxBatch);
