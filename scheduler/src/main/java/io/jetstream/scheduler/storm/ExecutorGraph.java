@@ -38,6 +38,8 @@ import org.apache.storm.scheduler.TopologyDetails;
  * <p>Immutable; thread-safe.
  */
 public final class ExecutorGraph {
+    private static final String STRUCTURE = "structure";
+
     private final List<ExecutorDetails> executors;
     private final Map<ExecutorDetails, Integer> indexOf;
     private final TaskGraph graph;
@@ -56,6 +58,11 @@ public final class ExecutorGraph {
     /** Where the graph came from, for logs: "structure" or "recorded traffic". */
     public String source() {
         return source;
+    }
+
+    /** Whether the graph comes from the topology's structure rather than from measurements. */
+    public boolean isStructural() {
+        return source.equals(STRUCTURE);
     }
 
     public TaskGraph graph() {
@@ -173,7 +180,7 @@ public final class ExecutorGraph {
             }
         }
         setLoads(builder, executorLoad);
-        return new ExecutorGraph(executors, builder.build(), "structure");
+        return new ExecutorGraph(executors, builder.build(), STRUCTURE);
     }
 
     private static void addStream(TaskGraph.Builder builder, double[] taskLoad, int[] executorOfTask, int[] sources,

@@ -8,6 +8,7 @@ import io.jetstream.scheduler.placement.NodeSlots;
 import io.jetstream.scheduler.placement.Placement;
 import io.jetstream.scheduler.placement.PlacementPlanner;
 import io.jetstream.scheduler.placement.RebalancePolicy;
+import io.jetstream.scheduler.placement.KWayRefinement;
 import io.jetstream.scheduler.placement.TaskGraph;
 import io.jetstream.scheduler.traffic.DirectoryTrafficStore;
 import io.jetstream.scheduler.traffic.TrafficSnapshot;
@@ -95,7 +96,9 @@ public class JetStreamScheduler implements IScheduler {
                 config.get(JetStreamSchedulerOptions.BALANCE_FACTOR),
                 config.get(JetStreamSchedulerOptions.MAX_BFS_STARTS),
                 config.get(JetStreamSchedulerOptions.WITHIN_NODE),
-                config.get(JetStreamSchedulerOptions.REFINE));
+                config.get(JetStreamSchedulerOptions.REFINE),
+                new KWayRefinement(config.get(JetStreamSchedulerOptions.REFINE_ATTEMPTS),
+                        config.get(JetStreamSchedulerOptions.REFINE_TIME_BUDGET_MS) * 1_000_000L, System::nanoTime));
         rebalancePolicy = new RebalancePolicy(
                 config.get(JetStreamSchedulerOptions.REBALANCE_MIN_PERIOD_MS),
                 config.get(JetStreamSchedulerOptions.REBALANCE_MIN_GAIN),
@@ -176,6 +179,9 @@ public class JetStreamScheduler implements IScheduler {
         }
         List<WorkerSlot> chosen = EvenScheduler.sortSlots(free).subList(0, workers);
         Planned planned = plan(graph.graph(), chosen, cluster);
+        if (graph.isStructural() && GroupingObjective.placementDecidesRouting(topology.getTopology())) {
+            planned = refineForGroupings(planned, topology, graph);
+        }
         assign(cluster, topology.getId(), graph, planned);
         placedAtMillis.put(topology.getId(), now);
         placements.mark();
@@ -282,8 +288,12 @@ public class JetStreamScheduler implements IScheduler {
         return host == null ? slot.getNodeId() : host;
     }
 
-    /** A plan over concrete slots: worker {@code i} of {@link NodeSlots} is {@code workerSlots.get(i)}. */
-    private record Planned(Placement placement, List<WorkerSlot> workerSlots, TaskGraph graph, long planMillis) {
+    /**
+     * A plan over concrete slots: worker {@code i} of {@link NodeSlots} is {@code workerSlots.get(i)};
+     * with the expected measures of the model it was made for.
+     */
+    private record Planned(Placement placement, List<WorkerSlot> workerSlots, long planMillis,
+                           double interNodeFraction, double interWorkerFraction, double maxNodeLoad, String model) {
         int workersUsed() {
             return (int) java.util.Arrays.stream(placement.workerOfTasks()).distinct().count();
         }
@@ -293,9 +303,8 @@ public class JetStreamScheduler implements IScheduler {
         }
 
         String summary() {
-            return String.format("expected inter-node traffic %.1f %%, inter-worker %.1f %%, max node load %.2f x share",
-                    100 * placement.interNodeTrafficFraction(graph), 100 * placement.interWorkerTrafficFraction(graph),
-                    placement.maxNodeImbalance(graph));
+            return String.format("expected inter-node traffic %.1f %%, inter-worker %.1f %%, max node load %.2f x share%s",
+                    100 * interNodeFraction, 100 * interWorkerFraction, maxNodeLoad, model);
         }
     }
 
@@ -316,9 +325,32 @@ public class JetStreamScheduler implements IScheduler {
             placement = planner.plan(graph, new NodeSlots(nodes));
         }
         long millis = (System.nanoTime() - start) / 1_000_000;
-        lastInterNodeFraction = placement.interNodeTrafficFraction(graph);
-        lastNodeImbalance = placement.maxNodeImbalance(graph);
-        return new Planned(placement, workerSlots, graph, millis);
+        return measured(new Planned(placement, workerSlots, millis, placement.interNodeTrafficFraction(graph),
+                placement.interWorkerTrafficFraction(graph), placement.maxNodeImbalance(graph), ""));
+    }
+
+    /**
+     * A structural plan of a topology with local-or-shuffle streams, refined for where Storm really
+     * sends their tuples ({@link GroupingObjective}): the task-pair graph cannot say "any local target".
+     */
+    private Planned refineForGroupings(Planned planned, TopologyDetails topology, ExecutorGraph graph) {
+        long start = System.nanoTime();
+        GroupingObjective objective = GroupingObjective.of(topology.getTopology(), topology.getExecutorToComponent(),
+                graph, planned.placement().slots(), planner.workerWeight(), planner.loadBound());
+        Placement placement;
+        try (Timer.Context ignored = planning.time()) {
+            placement = planner.refine(planned.placement(), objective, graph.graph());
+        }
+        objective.reset(placement.workerOfTasks());
+        long millis = planned.planMillis() + (System.nanoTime() - start) / 1_000_000;
+        return measured(new Planned(placement, planned.workerSlots(), millis, objective.interNodeFraction(),
+                objective.interWorkerFraction(), objective.maxRelativeNodeLoad(), " (local-or-shuffle as Storm routes it)"));
+    }
+
+    private Planned measured(Planned planned) {
+        lastInterNodeFraction = planned.interNodeFraction();
+        lastNodeImbalance = planned.maxNodeLoad();
+        return planned;
     }
 
     private static void assign(Cluster cluster, String topologyId, ExecutorGraph graph, Planned planned) {

@@ -68,6 +68,16 @@ public final class JetStreamSchedulerOptions {
             "Refine every split of Algorithm 2 by Kernighan-Lin/Fiduccia-Mattheyses moves, as TurboStream's "
                     + "published partitioner does; `false` runs the paper's BFS growth alone.");
 
+    public static final ConfigOption<Integer> REFINE_ATTEMPTS = ConfigOption.intOption(
+            "scheduler.refine.attempts-per-executor", 200, 0, 100_000,
+            "After Algorithm 2, candidate changes per executor of the final k-way pass (an executor moving to "
+                    + "another worker, or two exchanging theirs; a change is kept when it lowers the expected traffic "
+                    + "without taking a node over 1 + `scheduler.balance-factor` times its share); 0 turns the pass off.");
+
+    public static final ConfigOption<Long> REFINE_TIME_BUDGET_MS = ConfigOption.longOption(
+            "scheduler.refine.time-budget-ms", 300, 0, 60_000,
+            "Longest the final k-way pass may run per placement (it stops earlier once changes stop paying).");
+
     public static final ConfigOption<String> TRAFFIC_DIR = ConfigOption.optionalStringOption(
             "scheduler.traffic.dir",
             "Directory the traffic hook writes to and Nimbus reads from (one file per task under a folder per "
@@ -116,6 +126,7 @@ public final class JetStreamSchedulerOptions {
                     + "`io.jetstream.scheduler.storm.TrafficRecordingHook` in every task (registered with "
                     + "`topology.auto.task.hooks`). See docs/scheduler.md.",
             List.of(MODE, NODE, WITHIN_NODE, TASK_THRESHOLD, MAX_PARENT_SHARE, BALANCE_FACTOR, MAX_BFS_STARTS, REFINE,
+                    REFINE_ATTEMPTS, REFINE_TIME_BUDGET_MS,
                     TRAFFIC_DIR, TRAFFIC_WINDOW_MS, TRAFFIC_SMOOTHING, TRAFFIC_STALE_MS,
                     REBALANCE_MIN_PERIOD_MS, REBALANCE_MIN_GAIN, REBALANCE_MIN_TRAFFIC, REBALANCE_MAX_IMBALANCE));
 }

@@ -7,6 +7,9 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class TaskAssignmentTest {
+    /** The final k-way pass off: these tests judge Algorithm 2 itself. */
+    static final KWayRefinement NO_KWAY_PASS = new KWayRefinement(0, 0, System::nanoTime);
+
     /** {@code groups} cliques of {@code size} tasks, heavy inside, one light edge between consecutive cliques. */
     private static TaskGraph cliques(int groups, int size, double inside, double between) {
         TaskGraph.Builder b = TaskGraph.builder(groups * size);
@@ -26,7 +29,7 @@ class TaskAssignmentTest {
     }
 
     private static PlacementPlanner planner(TaskAssignment.WithinNode withinNode) {
-        return new PlacementPlanner(4, 0.5, 0.05, 128, withinNode, true);
+        return new PlacementPlanner(4, 0.5, 0.05, 128, withinNode, true, NO_KWAY_PASS);
     }
 
     @Test
@@ -89,9 +92,9 @@ class TaskAssignmentTest {
             }
             TaskGraph g = b.build();
             NodeSlots slots = NodeSlots.ofWorkers(2, 2, 2, 2);
-            Placement plain = new PlacementPlanner(8, 0.5, 0.05, 128, TaskAssignment.WithinNode.PARTITION, false)
+            Placement plain = new PlacementPlanner(8, 0.5, 0.05, 128, TaskAssignment.WithinNode.PARTITION, false, NO_KWAY_PASS)
                     .plan(g, slots);
-            Placement refined = new PlacementPlanner(8, 0.5, 0.05, 128, TaskAssignment.WithinNode.PARTITION, true)
+            Placement refined = new PlacementPlanner(8, 0.5, 0.05, 128, TaskAssignment.WithinNode.PARTITION, true, NO_KWAY_PASS)
                     .plan(g, slots);
             for (Placement p : new Placement[] {plain, refined}) {
                 assertTrue(p.maxNodeImbalance(g) <= 1.15, "trial " + trial + ": imbalance " + p.maxNodeImbalance(g));

@@ -45,6 +45,9 @@ public final class SchedulerEvaluation {
     static final String OURS = "jetstream";
     static final List<String> SCHEDULERS = List.of("even", "default", "ras", OURS);
 
+    /** Executors per slot of the generated topologies ({@code --executors-per-slot}). */
+    static int executorsPerSlot = 2;
+
     record Outcome(double crossFraction, double maxOverMean, double millis) {}
 
     public static void main(String[] args) throws Exception {
@@ -65,6 +68,8 @@ public final class SchedulerEvaluation {
                 for (String k : arg.substring(8).split(",")) {
                     kinds.add(TopologyFamilies.Grouping.valueOf(k.toUpperCase(Locale.ROOT).replace('-', '_')));
                 }
+            } else if (arg.startsWith("--executors-per-slot=")) {
+                executorsPerSlot = Integer.parseInt(arg.substring(arg.indexOf('=') + 1));
             } else if (arg.equals("--verbose")) {
                 verbose = true;
             } else if (arg.equals("--no-tables")) {
@@ -75,7 +80,7 @@ public final class SchedulerEvaluation {
                 tradeOff = false;
             } else {
                 throw new IllegalArgumentException("unknown argument " + arg + "; known: jetstream.scheduler.<option>=<value>, "
-                        + "--kinds=shuffle,local-or-shuffle,skewed, --no-tables, --no-scale, --no-tradeoff, --verbose");
+                        + "--kinds=shuffle,local-or-shuffle,skewed, --executors-per-slot=N (2), --no-tables, --no-scale, --no-tradeoff, --verbose");
             }
         }
         System.out.println("JetStream options: " + (options.isEmpty() ? "defaults" : options));
@@ -269,9 +274,9 @@ public final class SchedulerEvaluation {
                     + slotsPerNode + "-1";
         }
 
-        /** About two executors per slot. */
+        /** About {@link #executorsPerSlot} executors per slot. */
         static Case of(String family, TopologyFamilies.Grouping kind, int nodes, int slots, long seed) {
-            return ofExecutors(family, kind, nodes, slots, 2 * nodes * slots, seed);
+            return ofExecutors(family, kind, nodes, slots, executorsPerSlot * nodes * slots, seed);
         }
 
         static Case ofExecutors(String family, TopologyFamilies.Grouping kind, int nodes, int slots, int executors,
@@ -309,11 +314,13 @@ public final class SchedulerEvaluation {
                     ports.add(6700 + p);
                 }
                 Map<String, Double> resources = new HashMap<>();
-                // Four cores and 8 GiB per node; the 1,000-executor scale test gets twice as many
-                // cores and memory so that the resource-aware scheduler can place it at all.
+                // Four cores and 8 GiB per node, or room for twice a node's even share of executors
+                // (10 % of a core and 128 MB each) when that is more; the 1,000-executor scale test gets
+                // 16 cores and 24 GiB so that the resource-aware scheduler can place it at all.
                 boolean large = taskCount > 800;
-                resources.put(Config.SUPERVISOR_CPU_CAPACITY, large ? 1600.0 : 400.0);
-                resources.put(Config.SUPERVISOR_MEMORY_CAPACITY_MB, large ? 24576.0 : 8192.0);
+                double perNode = (double) taskCount / nodes;
+                resources.put(Config.SUPERVISOR_CPU_CAPACITY, large ? 1600.0 : Math.max(400.0, 2 * perNode * 10));
+                resources.put(Config.SUPERVISOR_MEMORY_CAPACITY_MB, large ? 24576.0 : Math.max(8192.0, 2 * perNode * 128));
                 String sid = "sup-" + n;
                 supervisors.put(sid, new SupervisorDetails(sid, "host-" + n, null, ports, resources));
             }

@@ -1,0 +1,168 @@
+package io.jetstream.scheduler.storm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.jetstream.scheduler.placement.NodeSlots;
+import io.jetstream.scheduler.placement.Placement;
+import io.jetstream.scheduler.placement.RefinementObjective;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Random;
+import org.apache.storm.generated.StormTopology;
+import org.apache.storm.scheduler.ExecutorDetails;
+import org.apache.storm.testing.TestWordCounter;
+import org.apache.storm.testing.TestWordSpout;
+import org.apache.storm.topology.TopologyBuilder;
+import org.apache.storm.tuple.Fields;
+import org.junit.jupiter.api.Test;
+
+/** Storm's routing rules as the objective evaluates them, against hand-computed placements. */
+class GroupingObjectiveTest {
+    private static final double WORKER_WEIGHT = 0.25;
+    private static final double BOUND = 1.15;
+
+    /** Executors of one task each, numbered in the order the components are given. */
+    private static Map<ExecutorDetails, String> executors(Object... componentAndTasks) {
+        Map<ExecutorDetails, String> out = new LinkedHashMap<>();
+        int task = 1;
+        for (int i = 0; i < componentAndTasks.length; i += 2) {
+            for (int k = 0; k < (int) componentAndTasks[i + 1]; k++, task++) {
+                out.put(new ExecutorDetails(task, task), (String) componentAndTasks[i]);
+            }
+        }
+        return out;
+    }
+
+    private static GroupingObjective objective(StormTopology topology, Map<ExecutorDetails, String> executors,
+                                               NodeSlots slots, int... workerOf) {
+        ExecutorGraph graph = ExecutorGraph.fromStructure(topology, executors);
+        GroupingObjective objective = GroupingObjective.of(topology, executors, graph, slots, WORKER_WEIGHT, BOUND);
+        objective.reset(workerOf);
+        return objective;
+    }
+
+    private static StormTopology spoutToBolt() {
+        TopologyBuilder b = new TopologyBuilder();
+        b.setSpout("a", new TestWordSpout(), 2);
+        b.setBolt("b", new TestWordCounter(), 2).localOrShuffleGrouping("a");
+        return b.createTopology();
+    }
+
+    @Test
+    void aSourceWithATargetInItsWorkerSendsThereAndNowhereElse() {
+        // a1 b1 | a2 b2 on two nodes: both streams stay in their worker.
+        GroupingObjective o = objective(spoutToBolt(), executors("a", 2, "b", 2), NodeSlots.ofWorkers(1, 1), 0, 1, 0, 1);
+        assertEquals(0, o.interNodeFraction(), 1e-12);
+        assertEquals(0, o.interWorkerFraction(), 1e-12);
+        assertEquals(1.0, o.maxRelativeNodeLoad(), 1e-12);
+        assertEquals(0, o.value(), 1e-12);
+    }
+
+    @Test
+    void aSourceWithoutOneSpreadsOverAllTargets() {
+        // Spouts on node 0, bolts on node 1: each spout's unit goes to both bolts, all across.
+        GroupingObjective o = objective(spoutToBolt(), executors("a", 2, "b", 2), NodeSlots.ofWorkers(1, 1), 0, 0, 1, 1);
+        assertEquals(1.0, o.interNodeFraction(), 1e-12);
+        assertEquals(1.0, o.interWorkerFraction(), 1e-12);
+        assertEquals(1.0, o.maxRelativeNodeLoad(), 1e-12, "2 emitted on node 0, 2 received on node 1");
+        assertEquals(2 + WORKER_WEIGHT * 2, o.value(), 1e-9);
+    }
+
+    @Test
+    void localDeliveryConcentratesLoadAndTheBoundIsPenalised() {
+        // Nodes of two workers. a1 b1 in worker 0, a2 alone in worker 1 (node 0), b2 in worker 2 (node 1):
+        // a1 -> b1 (local, 1); a2 has no local target -> 0.5 to b1 (same node), 0.5 to b2 (across).
+        GroupingObjective o = objective(spoutToBolt(), executors("a", 2, "b", 2), NodeSlots.ofWorkers(2, 2),
+                0, 1, 0, 2);
+        assertEquals(0.5 / 2, o.interNodeFraction(), 1e-12);
+        assertEquals(1.0 / 2, o.interWorkerFraction(), 1e-12);
+        // Node 0: emits 2, b1 receives 1.5 -> 3.5 of 4 against a share of one half.
+        assertEquals(3.5 / 4 / 0.5, o.maxRelativeNodeLoad(), 1e-12);
+        double over = 3.5 / 4 / 0.5 - BOUND;
+        assertEquals(0.5 + WORKER_WEIGHT * 1 + RefinementObjective.OVER_BOUND_PENALTY * 2 * over, o.value(), 1e-3);
+    }
+
+    @Test
+    void ratesFollowWhereLocalDeliveryPutThem() {
+        // a(2) -local-or-shuffle-> b(2) -shuffle-> c(2); a1 a2 b1 c2 on node 0, b2 c1 on node 1.
+        TopologyBuilder builder = new TopologyBuilder();
+        builder.setSpout("a", new TestWordSpout(), 2);
+        builder.setBolt("b", new TestWordCounter(), 2).localOrShuffleGrouping("a");
+        builder.setBolt("c", new TestWordCounter(), 2).shuffleGrouping("b");
+        GroupingObjective o = objective(builder.createTopology(), executors("a", 2, "b", 2, "c", 2),
+                NodeSlots.ofWorkers(1, 1), 0, 0, 0, 1, 1, 0);
+        // b1 takes both spouts' output (2) and spreads it over c1 (across) and c2; b2 receives nothing
+        // and counts as the smallest executor load (1). Node 0: 1 + 1 + 2 + 1 of 7.
+        assertEquals(1.0 / 4, o.interNodeFraction(), 1e-12);
+        assertEquals(5.0 / 7 / 0.5, o.maxRelativeNodeLoad(), 1e-12);
+    }
+
+    @Test
+    void withoutLocalOrShuffleItAgreesWithTheTaskPairGraph() {
+        TopologyBuilder builder = new TopologyBuilder();
+        builder.setSpout("a", new TestWordSpout(), 3);
+        builder.setBolt("b", new TestWordCounter(), 4).fieldsGrouping("a", new Fields("word"));
+        builder.setBolt("c", new TestWordCounter(), 2).shuffleGrouping("b").allGrouping("a");
+        builder.setBolt("d", new TestWordCounter(), 2).globalGrouping("c");
+        StormTopology topology = builder.createTopology();
+        Map<ExecutorDetails, String> executors = executors("a", 3, "b", 4, "c", 2, "d", 2);
+        ExecutorGraph graph = ExecutorGraph.fromStructure(topology, executors);
+        NodeSlots slots = NodeSlots.ofWorkers(2, 1, 2);
+        Random random = new Random(11);
+        for (int trial = 0; trial < 20; trial++) {
+            int[] workerOf = new int[graph.size()];
+            for (int i = 0; i < workerOf.length; i++) {
+                workerOf[i] = random.nextInt(slots.workerCount());
+            }
+            GroupingObjective o = GroupingObjective.of(topology, executors, graph, slots, WORKER_WEIGHT, BOUND);
+            o.reset(workerOf);
+            Placement p = new Placement(slots, workerOf);
+            assertEquals(p.interNodeTrafficFraction(graph.graph()), o.interNodeFraction(), 1e-9, "trial " + trial);
+            assertEquals(p.interWorkerTrafficFraction(graph.graph()), o.interWorkerFraction(), 1e-9, "trial " + trial);
+            assertEquals(p.maxNodeImbalance(graph.graph()), o.maxRelativeNodeLoad(), 1e-9, "trial " + trial);
+        }
+    }
+
+    @Test
+    void predictedChangesMatchAFreshEvaluation() {
+        TopologyBuilder builder = new TopologyBuilder();
+        builder.setSpout("a", new TestWordSpout(), 3);
+        builder.setBolt("b", new TestWordCounter(), 3).localOrShuffleGrouping("a");
+        builder.setBolt("c", new TestWordCounter(), 2).localOrShuffleGrouping("b").shuffleGrouping("a");
+        StormTopology topology = builder.createTopology();
+        Map<ExecutorDetails, String> executors = executors("a", 3, "b", 3, "c", 2);
+        NodeSlots slots = NodeSlots.ofWorkers(2, 2);
+        Random random = new Random(2);
+        int[] workerOf = new int[8];
+        for (int i = 0; i < 8; i++) {
+            workerOf[i] = random.nextInt(4);
+        }
+        GroupingObjective o = objective(topology, executors, slots, workerOf);
+        for (int i = 0; i < 200; i++) {
+            int a = random.nextInt(8);
+            int b = random.nextInt(8);
+            int to = random.nextInt(4);
+            int[] changed = workerOf.clone();
+            boolean move = i % 2 == 0;
+            if (move) {
+                changed[a] = to;
+            } else {
+                changed[a] = workerOf[b];
+                changed[b] = workerOf[a];
+            }
+            double fresh = objective(topology, executors, slots, changed).value();
+            double before = o.interNodeFraction();
+            assertEquals(fresh, move ? o.valueIfMoved(a, to) : o.valueIfSwapped(a, b), 1e-6 * Math.max(1, fresh));
+            assertEquals(before, o.interNodeFraction(), 0, "a prediction leaves the current measures alone");
+            if (i % 3 == 0) {
+                if (move) {
+                    o.move(a, to);
+                } else {
+                    o.swap(a, b);
+                }
+                workerOf = changed;
+                assertEquals(fresh, o.value(), 1e-6 * Math.max(1, fresh));
+            }
+        }
+    }
+}
