@@ -178,10 +178,9 @@ public class JetStreamScheduler implements IScheduler {
             return;
         }
         List<WorkerSlot> chosen = EvenScheduler.sortSlots(free).subList(0, workers);
-        Planned planned = plan(graph.graph(), chosen, cluster);
-        if (graph.isStructural() && GroupingObjective.placementDecidesRouting(topology.getTopology())) {
-            planned = refineForGroupings(planned, topology, graph);
-        }
+        boolean routedByPlacement = graph.isStructural()
+                && GroupingObjective.placementDecidesRouting(topology.getTopology());
+        Planned planned = plan(graph, chosen, cluster, routedByPlacement ? topology : null);
         assign(cluster, topology.getId(), graph, planned);
         placedAtMillis.put(topology.getId(), now);
         placements.mark();
@@ -224,7 +223,7 @@ public class JetStreamScheduler implements IScheduler {
         int[] lostIndexes = lost.stream().mapToInt(whole::indexOf).sorted().toArray();
         ExecutorGraph sub = whole.induced(lostIndexes);
         List<WorkerSlot> chosen = EvenScheduler.sortSlots(free).subList(0, workers);
-        Planned planned = plan(sub.graph(), chosen, cluster);
+        Planned planned = plan(sub, chosen, cluster, null);
         assign(cluster, topology.getId(), sub, planned);
         placements.mark();
         LOG.info("Topology {}: re-placed {} executors of lost workers on {} free slots: {}", topology.getId(),
@@ -252,7 +251,7 @@ public class JetStreamScheduler implements IScheduler {
             currentNode[i] = nodeIndex.computeIfAbsent(nodeOf(cluster, slot), k -> nodeIndex.size());
         }
         double currentInterNode = graph.graph().cutTraffic(currentNode);
-        Planned planned = plan(graph.graph(), slots, cluster);
+        Planned planned = plan(graph, slots, cluster, null);
         double proposedInterNode = graph.graph().cutTraffic(planned.placement().nodeOfTasks());
         long placedAt = placedAtMillis.getOrDefault(topology.getId(), now - topology.getUpTime() * 1000L);
         RebalancePolicy.Decision decision = rebalancePolicy.decide(now, placedAt, currentInterNode,
@@ -308,7 +307,12 @@ public class JetStreamScheduler implements IScheduler {
         }
     }
 
-    private Planned plan(TaskGraph graph, List<WorkerSlot> slots, Cluster cluster) {
+    /**
+     * Plans {@code graph} on {@code slots}. When {@code routedBy} is given (a topology placed from
+     * structure with local-or-shuffle streams), the plan is refined for where Storm really routes those
+     * tuples ({@link GroupingObjective}): the task-pair graph cannot say "any local target".
+     */
+    private Planned plan(ExecutorGraph graph, List<WorkerSlot> slots, Cluster cluster, TopologyDetails routedBy) {
         Map<String, List<WorkerSlot>> byNode = new LinkedHashMap<>();
         for (WorkerSlot slot : slots) {
             byNode.computeIfAbsent(nodeOf(cluster, slot), k -> new ArrayList<>()).add(slot);
@@ -319,39 +323,36 @@ public class JetStreamScheduler implements IScheduler {
             nodes.add(NodeSlots.Node.ofWorkers(e.getKey(), e.getValue().size()));
             workerSlots.addAll(e.getValue());
         }
+        NodeSlots nodeSlots = new NodeSlots(nodes);
+        TaskGraph tasks = graph.graph();
         long start = System.nanoTime();
         Placement placement;
+        double interNode;
+        double interWorker;
+        double maxLoad;
         try (Timer.Context ignored = planning.time()) {
-            placement = planner.plan(graph, new NodeSlots(nodes));
+            placement = planner.plan(tasks, nodeSlots);
+            if (routedBy == null) {
+                interNode = placement.interNodeTrafficFraction(tasks);
+                interWorker = placement.interWorkerTrafficFraction(tasks);
+                maxLoad = placement.maxNodeImbalance(tasks);
+            } else {
+                GroupingObjective routing = GroupingObjective.of(routedBy.getTopology(),
+                        routedBy.getExecutorToComponent(), graph, nodeSlots, planner.workerWeight(), planner.loadBound());
+                placement = planner.refine(placement, routing, tasks);
+                routing.reset(placement.workerOfTasks());
+                interNode = routing.interNodeFraction();
+                interWorker = routing.interWorkerFraction();
+                maxLoad = routing.maxRelativeNodeLoad();
+            }
         }
         long millis = (System.nanoTime() - start) / 1_000_000;
-        return measured(new Planned(placement, workerSlots, millis, placement.interNodeTrafficFraction(graph),
-                placement.interWorkerTrafficFraction(graph), placement.maxNodeImbalance(graph), ""));
+        lastInterNodeFraction = interNode;
+        lastNodeImbalance = maxLoad;
+        return new Planned(placement, workerSlots, millis, interNode, interWorker, maxLoad,
+                routedBy == null ? "" : " (local-or-shuffle as Storm routes it)");
     }
 
-    /**
-     * A structural plan of a topology with local-or-shuffle streams, refined for where Storm really
-     * sends their tuples ({@link GroupingObjective}): the task-pair graph cannot say "any local target".
-     */
-    private Planned refineForGroupings(Planned planned, TopologyDetails topology, ExecutorGraph graph) {
-        long start = System.nanoTime();
-        GroupingObjective objective = GroupingObjective.of(topology.getTopology(), topology.getExecutorToComponent(),
-                graph, planned.placement().slots(), planner.workerWeight(), planner.loadBound());
-        Placement placement;
-        try (Timer.Context ignored = planning.time()) {
-            placement = planner.refine(planned.placement(), objective, graph.graph());
-        }
-        objective.reset(placement.workerOfTasks());
-        long millis = planned.planMillis() + (System.nanoTime() - start) / 1_000_000;
-        return measured(new Planned(placement, planned.workerSlots(), millis, objective.interNodeFraction(),
-                objective.interWorkerFraction(), objective.maxRelativeNodeLoad(), " (local-or-shuffle as Storm routes it)"));
-    }
-
-    private Planned measured(Planned planned) {
-        lastInterNodeFraction = planned.interNodeFraction();
-        lastNodeImbalance = planned.maxNodeLoad();
-        return planned;
-    }
 
     private static void assign(Cluster cluster, String topologyId, ExecutorGraph graph, Planned planned) {
         Map<WorkerSlot, List<ExecutorDetails>> bySlot = new LinkedHashMap<>();
