@@ -337,17 +337,20 @@ public final class ExecutorGraph {
 
     /** Loads as given; zero loads get the smallest positive load (every executor costs something). */
     private static void setLoads(TaskGraph.Builder builder, double[] load) {
+        double smallest = smallestPositive(load);
+        for (int i = 0; i < load.length; i++) {
+            builder.weight(i, load[i] > 0 ? load[i] : smallest);
+        }
+    }
+
+    /** The load an executor that receives nothing is given: the smallest positive load, 1 when there is none. */
+    static double smallestPositive(double[] loads) {
         double smallest = Double.POSITIVE_INFINITY;
-        for (double l : load) {
+        for (double l : loads) {
             if (l > 0) {
                 smallest = Math.min(smallest, l);
             }
         }
-        if (smallest == Double.POSITIVE_INFINITY) {
-            smallest = 1;
-        }
-        for (int i = 0; i < load.length; i++) {
-            builder.weight(i, load[i] > 0 ? load[i] : smallest);
-        }
+        return smallest == Double.POSITIVE_INFINITY ? 1 : smallest;
     }
 }

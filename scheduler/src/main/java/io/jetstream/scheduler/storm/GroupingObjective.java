@@ -381,15 +381,7 @@ final class GroupingObjective implements RefinementObjective {
         for (int t = 0; t < received.length; t++) {
             executorLoad[executorOfTask[t]] += received[t];
         }
-        double smallest = Double.POSITIVE_INFINITY;
-        for (double l : executorLoad) {
-            if (l > 0) {
-                smallest = Math.min(smallest, l);
-            }
-        }
-        if (smallest == Double.POSITIVE_INFINITY) {
-            smallest = 1;
-        }
+        double smallest = ExecutorGraph.smallestPositive(executorLoad);
         double totalLoad = 0;
         for (int e = 0; e < executors; e++) {
             double l = executorLoad[e] > 0 ? executorLoad[e] : smallest;
