@@ -70,6 +70,9 @@ public final class SchedulerEvaluation {
                 }
             } else if (arg.startsWith("--executors-per-slot=")) {
                 executorsPerSlot = Integer.parseInt(arg.substring(arg.indexOf('=') + 1));
+                if (executorsPerSlot < 1) {
+                    throw new IllegalArgumentException("--executors-per-slot must be >= 1: " + arg);
+                }
             } else if (arg.equals("--verbose")) {
                 verbose = true;
             } else if (arg.equals("--no-tables")) {
