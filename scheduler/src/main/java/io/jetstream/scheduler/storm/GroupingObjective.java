@@ -44,7 +44,7 @@ final class GroupingObjective implements RefinementObjective {
     private final int workers;
     /** Per task index: its executor; task indexes are grouped by component. */
     private final int[] executorOfTask;
-    /** Tasks of component c: taskIndex[componentStart[c] .. componentStart[c + 1]). */
+    /** The tasks of component c are the task indexes [componentStart[c], componentStart[c + 1]). */
     private final int[] componentStart;
     /** Bolt components in dependency order, with their input streams. */
     private final int[] boltOrder;
@@ -55,8 +55,8 @@ final class GroupingObjective implements RefinementObjective {
     // Current placement and scratch.
     private final int[] workerOf;
     private final int[] taskWorker;
+    /** Per task: what it emits, which (selectivity 1) is also what it receives and its load; a spout's is 1. */
     private final double[] out;
-    private final double[] received;
     private final int[] countInWorker;   // [component * workers + worker]
     private final int[] countInNode;     // [component * nodes + node]
     private final double[] localSum;     // per worker, for one target component
@@ -171,7 +171,6 @@ final class GroupingObjective implements RefinementObjective {
         workerOf = new int[executors];
         taskWorker = new int[taskCount];
         out = new double[taskCount];
-        received = new double[taskCount];
         countInWorker = new int[componentCount * workers];
         countInNode = new int[componentCount * slots.nodeCount()];
         localSum = new double[workers];
@@ -312,7 +311,6 @@ final class GroupingObjective implements RefinementObjective {
                 countInWorker[c * workers + w]++;
                 countInNode[c * nodes + slots.nodeOfWorker(w)]++;
                 out[t] = isSpout[c] ? 1 : 0;
-                received[t] = out[t];
             }
         }
         interNode = 0;
@@ -371,15 +369,14 @@ final class GroupingObjective implements RefinementObjective {
                 if (localSum[w] > 0) {
                     in += localSum[w] / countInWorker[b * workers + w];
                 }
-                received[t] = in;
                 out[t] = in;
             }
         }
         // As ExecutorGraph weighs them: an executor that receives nothing (a system executor, a
         // target the placement starves) still costs the smallest executor load.
         Arrays.fill(executorLoad, 0);
-        for (int t = 0; t < received.length; t++) {
-            executorLoad[executorOfTask[t]] += received[t];
+        for (int t = 0; t < out.length; t++) {
+            executorLoad[executorOfTask[t]] += out[t];
         }
         double smallest = ExecutorGraph.smallestPositive(executorLoad);
         double totalLoad = 0;
