@@ -42,7 +42,7 @@ public final class FlushPolicy {
         maxDelayNanos = newMaxDelayNanos;
     }
 
-    /** Targets from an oracle decision: its batch in bytes, and the user's maximum event delay. */
+    /** Targets from an oracle decision: its batch in bytes, and how long its oldest event may wait. */
     public void apply(BatchDecision decision, double eventBytes, long maxDelayNanos) {
         setTargets((int) Math.max(1, Math.min(Integer.MAX_VALUE, Math.ceil(decision.batchSize() * Math.max(1, eventBytes)))),
                 maxDelayNanos);

@@ -10,6 +10,7 @@ package io.jetstream.core.batch;
  *   transfer   = (sOt + sOe + B) / thr(B, routes)               every event waits for its batch
  *   reordering = Σ_{i=2..routes} Σ_{j=1..L} Poisson(j,1)·j·transfer1 / (b·L)    (L = 10)
  *   Ratio_CPU  = encoding / ((batching + encoding) · cores)
+ *   capacity   = min(routes · b / T(sOt + sOe + B), b / (tHe + tDe·B))   (encoding pipelined with sending)
  *   queueing   = ρ/(1−ρ) · cs²/2 · service      (Kingman, deterministic batch arrivals; ∞ when ρ ≥ 1)
  * </pre>
  *
@@ -91,13 +92,16 @@ public final class LatencyModel {
     }
 
     /**
-     * Events per second that batches of this size can carry over {@code routes}: each route sends
-     * one batch per (encode + transfer) time of a batch.
+     * Events per second that batches of this size can carry over {@code routes}. Encoding and
+     * sending are pipelined (the writer encodes the next batch while the routes carry earlier ones,
+     * as in every transport here: the producer thread writes records into the frame, I/O threads
+     * put frames on the wire), so the slower stage bounds it: each route sends one batch per
+     * one-route transfer time, and the one writer encodes one batch per encode time.
      */
     public static double capacity(StreamContext c, int batchSize, int routes) {
-        double perBatch = c.encodeHeaderSeconds() + c.encodeSecondsPerByte() * batchBytes(c, batchSize)
-                + c.link().transferSeconds(wireBytes(c, batchSize));
-        return routes * batchSize / perBatch;
+        double encodeBatch = c.encodeHeaderSeconds() + c.encodeSecondsPerByte() * batchBytes(c, batchSize);
+        double transferBatch = c.link().transferSeconds(wireBytes(c, batchSize));
+        return Math.min(routes * batchSize / transferBatch, encodeBatch > 0 ? batchSize / encodeBatch : Double.POSITIVE_INFINITY);
     }
 
     /** Waiting for a free route, per event (seconds); infinite when the link cannot keep up. */
@@ -107,7 +111,7 @@ public final class LatencyModel {
         if (utilisation >= 1) {
             return Double.POSITIVE_INFINITY;
         }
-        double service = routes * batchSize / capacity; // seconds one route is busy with one batch
+        double service = routes * batchSize / capacity; // seconds the bottleneck stage is busy with one batch, per route
         return utilisation / (1 - utilisation) * serviceVariation * serviceVariation / 2 * service / routes;
     }
 

@@ -7,7 +7,8 @@ package io.jetstream.core.batch;
  *
  * <ul>
  *   <li>Rate: events over the span of the last {@value #RATE_WINDOW} arrivals, so a step in the load
- *       is measured within that many events. Size: an exponentially weighted moving average (the
+ *       is measured within that many events (a step up of {@value #STEP_FACTOR}× or more within
+ *       {@value #STEP_GAPS}). Size: an exponentially weighted moving average (the
  *       plain mean while fewer than 1/smoothing samples exist).
  *   <li>Encoding: a least-squares fit of batch encode time to its bytes (tHe + tDe·B).
  *   <li>Link: a least-squares {@link ThroughputCurve} over running means of transfer time per
@@ -26,6 +27,21 @@ public final class StreamMonitor {
     private static final int BUCKETS = 48;
     /** Events the rate is measured over: a step in the load is seen after this many events. */
     static final int RATE_WINDOW = 16;
+    /**
+     * A step up is seen sooner: when the last {@value} gaps are {@link #STEP_FACTOR} times faster
+     * than the window, they alone give the rate. Until then every event of the new load is sent as
+     * the old rate's batch (one event at a time after a quiet period), and on a link with a fixed
+     * cost per send each of them queues a whole send time: measured in virtual time, the 18 events
+     * before a 16-event window notices a step from 100 to 50,000 events/s put 18 ms of queue on a
+     * 1 ms link, which took 0.2 s to drain.
+     */
+    static final int STEP_GAPS = 4;
+    /**
+     * How much faster the last {@link #STEP_GAPS} gaps must be: under a steady Poisson load, four
+     * gaps summing to under a quarter of their mean happens for about 2 % of events (a brief
+     * overestimate the next events undo), a real step of 4× or more is seen after four events.
+     */
+    static final double STEP_FACTOR = 4;
 
     private final double smoothing;
     /** Transfer samples by log2(bytes) bucket: running means, so no size crowds out the others. */
@@ -124,15 +140,29 @@ public final class StreamMonitor {
         encodeSeconds[i] = seconds;
     }
 
-    /** Events per second over the last {@link #RATE_WINDOW} arrivals, or NaN before two events. */
+    /**
+     * Events per second over the last {@link #RATE_WINDOW} arrivals, or NaN before two events; the
+     * rate of the last {@value #STEP_GAPS} gaps instead when that is over {@value #STEP_FACTOR}×
+     * the window's (a step up in the load).
+     */
     public double eventsPerSecond() {
         if (events < 2) {
             return Double.NaN;
         }
         int n = (int) Math.min(events, RATE_WINDOW);
         long newest = arrivals[(int) ((events - 1) % RATE_WINDOW)];
-        long oldest = arrivals[(int) ((events - n) % RATE_WINDOW)];
-        return newest == oldest ? Double.POSITIVE_INFINITY : (n - 1) / ((newest - oldest) / 1e9);
+        double window = rate(n - 1, newest - arrivals[(int) ((events - n) % RATE_WINDOW)]);
+        if (n > STEP_GAPS + 1) {
+            double recent = rate(STEP_GAPS, newest - arrivals[(int) ((events - 1 - STEP_GAPS) % RATE_WINDOW)]);
+            if (recent > STEP_FACTOR * window) {
+                return recent;
+            }
+        }
+        return window;
+    }
+
+    private static double rate(int gaps, long spanNanos) {
+        return spanNanos == 0 ? Double.POSITIVE_INFINITY : gaps / (spanNanos / 1e9);
     }
 
     public double eventBytes() {

@@ -56,6 +56,30 @@ class FlushPolicyAndMonitorTest {
             monitor.onEvent(200, t + i * 20_000L); // step to 50,000 ev/s
         }
         assertEquals(50_000, monitor.eventsPerSecond(), 1e-6, "a step is measured within the window");
+
+        // A step up of 4× or more is seen after STEP_GAPS events of the new load, not a whole window:
+        // at 100 ev/s then four events 20 µs apart, the window alone would still say about 136 ev/s.
+        StreamMonitor stepped = new StreamMonitor(0.1, 16, 1_000, 1_000_000);
+        for (int i = 0; i < 100; i++) {
+            stepped.onEvent(200, i * 10_000_000L);
+        }
+        t = 99 * 10_000_000L;
+        for (int i = 1; i < StreamMonitor.STEP_GAPS; i++) {
+            stepped.onEvent(200, t + i * 20_000L);
+            assertTrue(stepped.eventsPerSecond() < 200, "not before " + StreamMonitor.STEP_GAPS + " fast gaps: " + stepped.eventsPerSecond());
+        }
+        stepped.onEvent(200, t + StreamMonitor.STEP_GAPS * 20_000L);
+        assertEquals(50_000, stepped.eventsPerSecond(), 1e-6, "the last gaps alone once they are 4x faster");
+        // Within a steady load, four gaps a bit faster than the window's mean change nothing.
+        StreamMonitor steady = new StreamMonitor(0.1, 16, 1_000, 1_000_000);
+        long at = 0;
+        for (int i = 0; i < 12; i++) {
+            steady.onEvent(200, at += 1_000_000L);
+        }
+        for (int i = 0; i < 4; i++) {
+            steady.onEvent(200, at += 400_000L); // 2.5x faster
+        }
+        assertEquals(15 / (11e-3 + 4 * 0.4e-3), steady.eventsPerSecond(), 1e-6);
     }
 
     @Test
@@ -95,7 +119,12 @@ class FlushPolicyAndMonitorTest {
         assertTrue(decisions.isEmpty());
         controller.onEvent(1_000, 9_000_000L);
         assertEquals(1, decisions.size());
-        assertEquals(decisions.get(0).batchSize() * 1_000, flush.targetBytes());
+        BatchDecision first = decisions.get(0);
+        assertEquals(first.batchSize() * 1_000, flush.targetBytes());
+        assertTrue(first.sustainable());
+        // The oldest event leaves when twice its batch's formation time has passed (the rate has
+        // dropped), or at the user's maximum delay, whichever is sooner.
+        assertEquals(Math.min(1e9, BatchController.FORMATION_SLACK * first.batchSize() / 1_000 * 1e9), flush.maxDelayNanos(), 1);
         controller.onEvent(1_000, 10_000_000L);
         assertEquals(1, decisions.size(), "next periodic decision only after 50 ms");
     }
@@ -137,6 +166,7 @@ class FlushPolicyAndMonitorTest {
         assertFalse(saturated.sustainable(), saturated.toString());
         assertEquals(4, saturated.routes());
         assertTrue(saturated.estimate().transferOneRoute() <= 0.1, "a batch crosses a route within the delay: " + saturated);
+        assertEquals(100_000_000L, controller.flush().maxDelayNanos(), "saturated batches are not cut short before the user's delay");
 
         for (int i = 0; i < 2_000; i++) {
             controller.onEvent(800, t += 133_333); // the push-back is over: the measured rate decides again

@@ -79,12 +79,18 @@ class LatencyModelTest {
     @Test
     void capacityAndQueueingPriceTheLink() {
         int b = 10;
-        double perBatch = 100e-6 + 1e-9 * 10_000 + 0.002005; // encode + transfer of one batch
-        assertEquals(10 / perBatch, LatencyModel.capacity(CONTEXT, b, 1), 1e-6);                 // ≈ 4,748 ev/s
+        // Encoding (110 µs a batch) is pipelined with the transfer (2.005 ms): the link bounds it.
+        double perBatch = 0.002005;
+        assertEquals(10 / perBatch, LatencyModel.capacity(CONTEXT, b, 1), 1e-6);                 // ≈ 4,988 ev/s
+        assertEquals(2 * 10 / perBatch, LatencyModel.capacity(CONTEXT, b, 2), 1e-6);             // two routes carry twice that
         double rho = 1_000 / (10 / perBatch);
         assertEquals(rho / (1 - rho) * 0.01 / 2 * perBatch, LatencyModel.queueing(CONTEXT, b, 1, 0.1), 1e-15);
-        // One event per batch: 1 / (100 µs + 1 µs + 1.005 ms) ≈ 904 ev/s < 1,000 ev/s: cannot keep up.
+        // One event per batch: 1 / (1 ms + 1,050 B / 10 MB/s) ≈ 905 ev/s < 1,000 ev/s: cannot keep up.
+        assertEquals(1 / (0.001 + 1_050 / 1e7), LatencyModel.capacity(CONTEXT, 1, 1), 1e-9);
         assertEquals(Double.POSITIVE_INFINITY, LatencyModel.queueing(CONTEXT, 1, 1, 0.1));
+        // A slow writer on a fast link: encoding bounds it (10 events per 110 µs ≈ 90,909 ev/s).
+        StreamContext fastLink = CONTEXT.withLink(new ThroughputCurve(1e-6, 1e10));
+        assertEquals(10 / 110e-6, LatencyModel.capacity(fastLink, b, 4), 1e-6);
         LatencyEstimate e = LatencyModel.estimate(CONTEXT, b, 1);
         assertEquals(e.batching() + e.encoding() + e.decoding() + e.transfer() + e.reordering(), e.total(), EPS);
     }

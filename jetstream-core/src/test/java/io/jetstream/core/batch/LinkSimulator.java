@@ -14,7 +14,7 @@ final class LinkSimulator {
         /** Called once per event, before it is added; may reconfigure {@code flush}. */
         default void beforeEvent(long nowNanos, int bytes) {}
 
-        /** Bytes of a link probe to send now (occupies the route like a batch), or 0. */
+        /** Bytes of a link probe to send now, right after a batch left (occupies the route like a batch), or 0. */
         default long probeBytes(long nowNanos) {
             return 0;
         }
@@ -52,6 +52,10 @@ final class LinkSimulator {
      */
     Result run(Policy policy, double rate, int eventBytes, double seconds, long seed, long startNanos) {
         SplittableRandom random = new SplittableRandom(seed);
+        // Probes draw their jitter from their own stream: the k-th batch of every policy sees the
+        // same jitter whether or not probes went before it (common random numbers), so policies
+        // are compared on their decisions rather than on their luck.
+        SplittableRandom probeRandom = new SplittableRandom(~seed);
         long events = Math.round(rate * seconds);
         long endNanos = (long) (seconds * 1e9);
         long gapNanos = (long) (1e9 / rate);
@@ -71,16 +75,10 @@ final class LinkSimulator {
                 account(arrivals, pending, routeFreeAt, seconds);
                 pending = 0;
                 flush.onFlush(FlushPolicy.Reason.DEADLINE);
+                routeFreeAt = probe(policy, startNanos, deadline, routeFreeAt, probeRandom);
             }
             if (i == events) {
                 break;
-            }
-            long probe = policy.probeBytes(startNanos + now);
-            if (probe > 0) {
-                double noise = Math.max(0.5, 1 + jitter * random.nextGaussian(0, 1));
-                double transfer = (latencySeconds + (probe + overheadBytes) / bandwidth) * noise;
-                routeFreeAt = Math.max(now / 1e9, routeFreeAt) + transfer;
-                policy.afterTransfer(probe + overheadBytes, transfer);
             }
             policy.beforeEvent(startNanos + now, eventBytes);
             flush = policy.flush();
@@ -90,6 +88,7 @@ final class LinkSimulator {
                 account(arrivals, pending, routeFreeAt, seconds);
                 pending = 0;
                 flush.onFlush(FlushPolicy.Reason.SIZE);
+                routeFreeAt = probe(policy, startNanos, now, routeFreeAt, probeRandom);
             }
         }
         return new Result(policy.name(), delivered / seconds, delivered == 0 ? Double.POSITIVE_INFINITY : latencySum / delivered, delivered);
@@ -107,6 +106,21 @@ final class LinkSimulator {
             }
             delivered += count;
         }
+    }
+
+    /**
+     * A link probe the policy asks for right after a batch left (as the transport asks, when it
+     * seals a batch): it queues behind that batch and occupies the route like one.
+     */
+    private double probe(Policy policy, long startNanos, long nowNanos, double routeFreeAt, SplittableRandom random) {
+        long probe = policy.probeBytes(startNanos + nowNanos);
+        if (probe <= 0) {
+            return routeFreeAt;
+        }
+        double noise = Math.max(0.5, 1 + jitter * random.nextGaussian(0, 1));
+        double transfer = (latencySeconds + (probe + overheadBytes) / bandwidth) * noise;
+        policy.afterTransfer(probe + overheadBytes, transfer);
+        return Math.max(nowNanos / 1e9, routeFreeAt) + transfer;
     }
 
     /** Sends a batch ready at {@code readySeconds}; returns when it is delivered. */
