@@ -30,6 +30,14 @@ import org.slf4j.LoggerFactory;
  * challenge, and after WELCOME carries batches; reconnects with exponential back-off (reset by a
  * completed handshake) until the stream closes.
  *
+ * <p>One connection attempt at a time: {@link #channel} is the current attempt, made current before
+ * it is even connected, and events of any earlier channel (a late close, a failed connect, a stray
+ * frame) are ignored, so exactly one reconnection is scheduled per lost channel. An attempt runs on
+ * any event loop of the group: when {@link #channel} was set only after {@code connect} returned,
+ * the new connection could complete its handshake on another event loop first, and the batches
+ * written on WELCOME went to the previous, failed attempt's channel and were lost (seen as a receiver
+ * holding every later batch behind the missing ones until the sender gave up).
+ *
  * <p>Threading: its channel handler runs on the channel's event loop; {@link #write} and
  * {@link #isReady} are called by the sender under its outbox lock from any thread.
  */
@@ -42,7 +50,10 @@ final class Route {
     final InetSocketAddress remote;
     private final Bootstrap bootstrap;
     private final UnsafeBuffer probeScratch = new UnsafeBuffer(new byte[16]);
+    /** The current connection attempt (or connection); events of any other channel are stale. */
     private volatile Channel channel;
+    /** The channel whose loss has scheduled the next attempt (at most one reconnection per channel). */
+    private Channel reconnectScheduledFor;
     private volatile boolean ready;
     /** Wire size of the probe in flight (one at a time per route; a later one replaces it). */
     private volatile int probeBytes;
@@ -91,32 +102,58 @@ final class Route {
         if (sender.isClosing()) {
             return;
         }
-        ChannelFuture f = bootstrap.connect(remote);
-        channel = f.channel();
-        f.addListener(done -> {
-            if (!done.isSuccess()) {
-                sender.metrics().onConnectFailure();
-                LOG.debug("Stream {} route {}: connect failed: {}", sender, index, done.cause().toString());
-                scheduleReconnect(f.channel());
-            } else {
-                Channel ch = f.channel();
+        // Register first and make the channel current before it can connect: its first frame may be
+        // read on another event loop at once, and must not be taken for a superseded channel's.
+        ChannelFuture registered = bootstrap.register();
+        Channel ch = registered.channel();
+        channel = ch;
+        registered.addListener(r -> {
+            if (!r.isSuccess()) {
+                onConnectFailed(ch, r.cause());
+                return;
+            }
+            InetSocketAddress target = remote.isUnresolved() ? new InetSocketAddress(remote.getHostString(), remote.getPort()) : remote;
+            ch.connect(target).addListener(done -> {
+                if (!done.isSuccess()) {
+                    onConnectFailed(ch, done.cause());
+                    return;
+                }
                 ch.eventLoop().schedule(() -> {
-                    if (!ready && ch.isActive()) {
+                    if ((ch != channel || !ready) && ch.isActive()) {
                         LOG.warn("Stream {} route {}: no handshake within transport.connect-timeout-ms; closing", sender, index);
                         ch.close();
                     }
                 }, sender.settings.connectTimeoutNanos(), TimeUnit.NANOSECONDS);
-            }
+            });
         });
     }
 
+    private void onConnectFailed(Channel ch, Throwable cause) {
+        sender.metrics().onConnectFailure();
+        LOG.debug("Stream {} route {}: connect failed: {}", sender, index, cause.toString());
+        ch.close();
+        scheduleReconnect(ch);
+    }
+
+    /** Schedules the next attempt after {@code old} was lost, unless {@code old} is stale or already handled. */
     private void scheduleReconnect(Channel old) {
+        synchronized (this) {
+            if (old != channel || reconnectScheduledFor == old) {
+                LOG.debug("Stream {} route {}: ignoring the loss of superseded channel {}", sender, index, old);
+                return;
+            }
+            reconnectScheduledFor = old;
+        }
         if (sender.isClosing()) {
             return;
         }
         long wait = backoffNanos;
         backoffNanos = Math.min(sender.settings.reconnectMaxBackoffNanos(), backoffNanos * 2);
-        old.eventLoop().schedule(this::connect, wait, TimeUnit.NANOSECONDS);
+        try {
+            sender.transport.group.next().schedule(this::connect, wait, TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+            LOG.debug("Stream {} route {}: not reconnecting, the transport is shutting down", sender, index);
+        }
     }
 
     /**
@@ -208,6 +245,11 @@ final class Route {
     private final class Handler extends SimpleChannelInboundHandler<ByteBuf> {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
+            if (ctx.channel() != channel) {
+                LOG.debug("Stream {} route {}: closing superseded channel {}", sender, index, ctx.channel());
+                ctx.close();
+                return;
+            }
             byte type = frame.getByte(frame.readerIndex());
             switch (type) {
                 case CHALLENGE -> onChallenge(ctx, Frames.readChallenge(frame));
@@ -271,6 +313,9 @@ final class Route {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
+            if (ctx.channel() != channel) {
+                return; // a superseded attempt: the current one owns the route's state
+            }
             boolean wasReady = ready;
             ready = false;
             sender.detachRing(Route.this);
