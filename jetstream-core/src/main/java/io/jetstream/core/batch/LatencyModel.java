@@ -8,9 +8,10 @@ package io.jetstream.core.batch;
  *   batching   = (b − 1) / 2 / rate                             the mean wait for the batch's last event
  *   encoding   = (tHe + tDe·B) / b                              and decoding alike
  *   transfer   = (sOt + sOe + B) / thr(B, routes)               every event waits for its batch
+ *              = T(sOt + sOe + B) / routes                       with T(W) = α + max(0, W − burst)/β
  *   reordering = Σ_{i=2..routes} Σ_{j=1..L} Poisson(j,1)·j·transfer1 / (b·L)    (L = 10)
  *   Ratio_CPU  = encoding / ((batching + encoding) · cores)
- *   capacity   = min(routes · b / T(sOt + sOe + B), b / (tHe + tDe·B))   (encoding pipelined with sending)
+ *   capacity   = min(routes · b / max(T(W), W/β), b / (tHe + tDe·B))   (W = sOt + sOe + B; encoding pipelined with sending)
  *   queueing   = ρ/(1−ρ) · cs²/2 · service      (Kingman, deterministic batch arrivals; ∞ when ρ ≥ 1)
  * </pre>
  *
@@ -66,15 +67,14 @@ public final class LatencyModel {
         return (c.decodeHeaderSeconds() + c.decodeSecondsPerByte() * batchBytes(c, batchSize)) / batchSize;
     }
 
-    /** Bytes one batch puts on the wire. */
+    /** Bytes one batch puts on the wire: sOe + B, plus sOt per segment ({@link StreamContext#wireBytes}). */
     public static double wireBytes(StreamContext c, int batchSize) {
-        return c.transportOverheadBytes() + c.encodingOverheadBytes() + batchBytes(c, batchSize);
+        return c.wireBytes(c.encodingOverheadBytes() + batchBytes(c, batchSize));
     }
 
     /** Transfer latency over {@code routes} aggregated routes. */
     public static double transfer(StreamContext c, int batchSize, int routes) {
-        double wire = wireBytes(c, batchSize);
-        return wire / (routes * c.link().bytesPerSecond(wire));
+        return c.link().transferSeconds(wireBytes(c, batchSize)) / routes;
     }
 
     public static double reordering(StreamContext c, int batchSize, int routes) {
@@ -96,11 +96,13 @@ public final class LatencyModel {
      * sending are pipelined (the writer encodes the next batch while the routes carry earlier ones,
      * as in every transport here: the producer thread writes records into the frame, I/O threads
      * put frames on the wire), so the slower stage bounds it: each route sends one batch per
-     * one-route transfer time, and the one writer encodes one batch per encode time.
+     * one-route transfer time — and no faster than its stable throughput, however much of the batch
+     * a token bucket's burst lets through at once — and the one writer encodes one batch per
+     * encode time.
      */
     public static double capacity(StreamContext c, int batchSize, int routes) {
         double encodeBatch = c.encodeHeaderSeconds() + c.encodeSecondsPerByte() * batchBytes(c, batchSize);
-        double transferBatch = c.link().transferSeconds(wireBytes(c, batchSize));
+        double transferBatch = c.link().occupancySeconds(wireBytes(c, batchSize));
         return Math.min(routes * batchSize / transferBatch, encodeBatch > 0 ? batchSize / encodeBatch : Double.POSITIVE_INFINITY);
     }
 

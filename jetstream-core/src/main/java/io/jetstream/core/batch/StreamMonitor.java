@@ -11,8 +11,9 @@ package io.jetstream.core.batch;
  *       {@value #STEP_GAPS}). Size: an exponentially weighted moving average (the
  *       plain mean while fewer than 1/smoothing samples exist).
  *   <li>Encoding: a least-squares fit of batch encode time to its bytes (tHe + tDe·B).
- *   <li>Link: a least-squares {@link ThroughputCurve} over running means of transfer time per
- *       log2 size bucket, so that a flood of same-sized batches cannot crowd out the probes.
+ *   <li>Link: a {@link ThroughputCurve} (affine, or with a burst allowance when the link is a
+ *       token bucket) fitted to running means of transfer time per log2 size bucket, so that a
+ *       flood of same-sized batches cannot crowd out the probes.
  *   <li>Intrusiveness control: {@link #nextProbeIntervalNanos()} doubles while the link's recent
  *       measurements stray little from the fitted curve (relative residuals' deviation under 5 %)
  *       and halves when they stray a lot (over 20 %), within [min, max].
@@ -24,7 +25,7 @@ package io.jetstream.core.batch;
 public final class StreamMonitor {
     private static final double LOW_VARIATION = 0.05;
     private static final double HIGH_VARIATION = 0.20;
-    private static final int BUCKETS = 48;
+    public static final int BUCKETS = 48;
     /** Events the rate is measured over: a step in the load is seen after this many events. */
     static final int RATE_WINDOW = 16;
     /**
@@ -42,6 +43,12 @@ public final class StreamMonitor {
      * overestimate the next events undo), a real step of 4× or more is seen after four events.
      */
     static final double STEP_FACTOR = 4;
+    /**
+     * Transfers between refits of the link on the transfer path (a new size refits at once; a
+     * decision always uses the latest samples): a fit tries some fifty breakpoints over up to
+     * {@value #BUCKETS} sizes, too much to repeat for every single-event frame.
+     */
+    static final int REFIT_TRANSFERS = 16;
 
     private final double smoothing;
     /** Transfer samples by log2(bytes) bucket: running means, so no size crowds out the others. */
@@ -50,6 +57,7 @@ public final class StreamMonitor {
     private final long[] bucketCount = new long[BUCKETS];
     private final double[] fitBytes = new double[BUCKETS];
     private final double[] fitSeconds = new double[BUCKETS];
+    private final double[] fitScratch = new double[BUCKETS];
     /** Smoothed squared relative residual of transfers against the fitted curve. */
     private double residualSquares = Double.NaN;
     private final double[] encodeBytes;
@@ -62,6 +70,9 @@ public final class StreamMonitor {
     private long events;
     private double meanEventBytes = Double.NaN;
     private int transfers;
+    /** The link fitted after {@link #fittedAt} transfers (null before two sizes). */
+    private ThroughputCurve link;
+    private int fittedAt;
     private int encodes;
     private long probeNanos;
 
@@ -99,7 +110,7 @@ public final class StreamMonitor {
             return;
         }
         transfers++;
-        ThroughputCurve before = fittedLink();
+        ThroughputCurve before = link;
         if (before != null) {
             double residual = seconds / before.transferSeconds(bytes) - 1;
             residualSquares = Double.isNaN(residualSquares)
@@ -113,22 +124,36 @@ public final class StreamMonitor {
         double w = Math.max(smoothing, 1.0 / n);
         bucketBytes[b] += w * (bytes - bucketBytes[b]);
         bucketSeconds[b] += w * (seconds - bucketSeconds[b]);
+        if (n == 1 || transfers - fittedAt >= REFIT_TRANSFERS) {
+            link = fittedLink();
+            fittedAt = transfers;
+        }
+    }
+
+    /**
+     * Copies the samples the link is fitted to (running means of bytes and seconds, one per log2
+     * size bucket, ascending) into the arrays, which need {@value #BUCKETS} entries; returns how many.
+     * For reports: the fit's inputs next to its result.
+     */
+    public int linkSamples(double[] bytes, double[] seconds) {
+        int n = 0;
+        for (int b = 0; b < BUCKETS; b++) {
+            if (bucketCount[b] > 0) {
+                bytes[n] = bucketBytes[b];
+                seconds[n++] = bucketSeconds[b];
+            }
+        }
+        return n;
     }
 
     /** The curve fitted over the size buckets seen so far, or null with fewer than two. */
     private ThroughputCurve fittedLink() {
-        int n = 0;
-        for (int b = 0; b < BUCKETS; b++) {
-            if (bucketCount[b] > 0) {
-                fitBytes[n] = bucketBytes[b];
-                fitSeconds[n++] = bucketSeconds[b];
-            }
-        }
+        int n = linkSamples(fitBytes, fitSeconds);
         if (n < 2) {
             return null;
         }
         try {
-            return ThroughputCurve.fit(fitBytes, fitSeconds, n);
+            return ThroughputCurve.fit(fitBytes, fitSeconds, n, fitScratch);
         } catch (IllegalArgumentException degenerate) {
             return null;
         }
@@ -171,8 +196,11 @@ public final class StreamMonitor {
 
     /** The fitted link, or {@code fallback} while fewer than two distinct transfer sizes were seen. */
     public ThroughputCurve link(ThroughputCurve fallback) {
-        ThroughputCurve fit = fittedLink();
-        return fit == null ? fallback : fit;
+        if (fittedAt != transfers) {
+            link = fittedLink();
+            fittedAt = transfers;
+        }
+        return link == null ? fallback : link;
     }
 
     /** {tHe, tDe} fitted from encode samples (through the origin while one size was seen), or {@code fallback} before any. */
@@ -198,7 +226,7 @@ public final class StreamMonitor {
                 Double.isNaN(size) ? base.eventBytes() : size,
                 encode[0], encode[1], base.decodeHeaderSeconds(), base.decodeSecondsPerByte(),
                 base.transportOverheadBytes(), base.encodingOverheadBytes(), link(base.link()), base.cores(),
-                base.maxEventDelaySeconds());
+                base.maxEventDelaySeconds(), base.segmentBytes());
     }
 
     /** How long until the link should be probed again (intrusiveness control). */

@@ -46,6 +46,56 @@ class LatencyModelTest {
     }
 
     @Test
+    void aTokenBucketPassesItsBurstAtOnceButCarriesNoMoreThanItsRate() {
+        // 20 µs per send, 12.5 MB/s, a 4,096-byte bucket (tc tbf rate 100mbit burst 4kb).
+        ThroughputCurve bucket = new ThroughputCurve(20e-6, 12.5e6, 4_096);
+        assertEquals(20e-6, bucket.transferSeconds(878), EPS);                                   // inside the burst
+        assertEquals(20e-6 + (16_384 - 4_096) / 12.5e6, bucket.transferSeconds(16_384), EPS);   // 1,003 µs
+        assertEquals(878 / 12.5e6, bucket.occupancySeconds(878), EPS);                          // 70.2 µs: the rate binds
+        assertEquals(16_384 / 12.5e6, bucket.occupancySeconds(16_384), EPS);                    // 1,311 µs: so does a big one in a stream
+        assertEquals(LINK.transferSeconds(5_000), LINK.occupancySeconds(5_000), EPS);            // a plain link: the same
+        // 12,000 events/s of 812 B + 66 B: the send takes 20 µs, but the route carries at most
+        // 12.5 MB/s / 878 B = 14,237 events/s one at a time (utilisation 0.843).
+        StreamContext c = new StreamContext(12_000, 812, 0, 0, 0, 0, 66, 0, bucket, 2, 0.1);
+        assertEquals(20e-6, LatencyModel.transfer(c, 1, 1), EPS);
+        assertEquals(12.5e6 / 878, LatencyModel.capacity(c, 1, 1), 1e-6);
+        assertEquals(2 * 12.5e6 / (2 * 812 + 66), LatencyModel.capacity(c, 2, 1), 1e-6);
+    }
+
+    @Test
+    void theFitFindsABucketFromRelativeResidualsAndKeepsPlainLinksAffine() {
+        ThroughputCurve truth = new ThroughputCurve(20e-6, 12.5e6, 4_096);
+        double[] bytes = {878, 1_690, 4_096, 16_384, 65_536};
+        double[] seconds = new double[bytes.length];
+        for (int i = 0; i < bytes.length; i++) {
+            seconds[i] = truth.transferSeconds(bytes[i]);
+        }
+        ThroughputCurve fit = ThroughputCurve.fit(bytes, seconds, bytes.length);
+        assertEquals(4_096, fit.burstBytes(), EPS);
+        assertEquals(20e-6, fit.latencySeconds(), 1e-12);
+        assertEquals(12.5e6, fit.stableBytesPerSecond(), 1e-3);
+        // The affine least squares on the same samples is ruled by the large ones and puts the
+        // small sends at several times their measured time; the bucket fit is exact.
+        ThroughputCurve affineOnly = ThroughputCurve.fit(new double[] {16_384, 65_536}, new double[] {seconds[3], seconds[4]}, 2);
+        assertTrue(affineOnly.transferSeconds(878) > 3 * seconds[0], "affine puts 878 B at " + affineOnly.transferSeconds(878));
+        // A plain link with ±5 % noise: no breakpoint earns a fourth of the affine residuals.
+        double[] plainBytes = {300, 1_000, 4_096, 16_384, 65_536};
+        double[] plain = new double[plainBytes.length];
+        for (int i = 0; i < plainBytes.length; i++) {
+            plain[i] = LINK.transferSeconds(plainBytes[i]) * (i % 2 == 0 ? 1.05 : 0.95);
+        }
+        assertEquals(0, ThroughputCurve.fit(plainBytes, plain, plainBytes.length).burstBytes());
+        // Exact affine samples: the smallest size as a breakpoint is the same line and not tried.
+        for (int i = 0; i < plainBytes.length; i++) {
+            plain[i] = LINK.transferSeconds(plainBytes[i]);
+        }
+        ThroughputCurve exact = ThroughputCurve.fit(plainBytes, plain, plainBytes.length);
+        assertEquals(0, exact.burstBytes());
+        assertEquals(LINK.latencySeconds(), exact.latencySeconds(), 1e-15);
+        assertEquals(LINK.stableBytesPerSecond(), exact.stableBytesPerSecond(), 1e-3);
+    }
+
+    @Test
     void componentsMatchHandComputedValues() {
         int b = 10; // B = 10,000 bytes
         assertEquals(10_000, LatencyModel.batchBytes(CONTEXT, b), EPS);
