@@ -1,6 +1,7 @@
 package io.jetstream.scheduler.storm;
 
 import io.jetstream.scheduler.placement.TaskGraph;
+import io.jetstream.scheduler.placement.TopologyStructure;
 import io.jetstream.scheduler.traffic.TaskTraffic;
 import io.jetstream.scheduler.traffic.TrafficSnapshot;
 import java.util.ArrayList;
@@ -8,14 +9,11 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.storm.generated.Bolt;
-import org.apache.storm.generated.ComponentCommon;
 import org.apache.storm.generated.GlobalStreamId;
 import org.apache.storm.generated.Grouping;
-import org.apache.storm.generated.SpoutSpec;
 import org.apache.storm.generated.StormTopology;
 import org.apache.storm.scheduler.ExecutorDetails;
 import org.apache.storm.scheduler.TopologyDetails;
@@ -25,14 +23,7 @@ import org.apache.storm.scheduler.TopologyDetails;
  * Built either from the topology's structure ({@link #fromStructure}, the offline mode) or from
  * measured traffic ({@link #fromTraffic}, the online mode).
  *
- * <p>The structural model: every spout task emits one unit of rate; a bolt emits what it receives
- * (selectivity 1); a stream's rate is shared by its source's tasks. A shuffle, fields, partial-key,
- * custom or direct subscription spreads it evenly over all source-target task pairs; {@code all}
- * sends each tuple to every target task; {@code global} (fields grouping without fields) sends
- * everything to the lowest target task; {@code localOrShuffle} is modelled as Storm delivers it once
- * each source task has a target task in its worker: every source task feeds its own share of the
- * target tasks, so a placement that keeps those pairs together makes the stream local. The load of an
- * executor is the rate its tasks receive (emit, for spouts). Components outside the user topology
+ * <p>The structural model is {@link TopologyStructure}'s; components outside the user topology
  * ({@code __acker}, {@code __system}, metrics consumers) get the smallest user load and no traffic.
  *
  * <p>Immutable; thread-safe.
@@ -139,144 +130,32 @@ public final class ExecutorGraph {
 
     public static ExecutorGraph fromStructure(StormTopology topology, Map<ExecutorDetails, String> executorToComponent) {
         List<ExecutorDetails> executors = sorted(executorToComponent.keySet());
-        int[] executorOfTask = executorOfTask(executors);
-        Map<String, int[]> tasksOf = tasksByComponent(executorToComponent);
+        TaskGraph graph = structureOf(topology).taskGraph(
+                tasksByComponent(executorToComponent), executorOfTask(executors), executors.size());
+        return new ExecutorGraph(executors, graph, STRUCTURE);
+    }
 
-        Map<String, ComponentCommon> components = new LinkedHashMap<>();
-        for (Map.Entry<String, SpoutSpec> e : topology.get_spouts().entrySet()) {
-            components.put(e.getKey(), e.getValue().get_common());
-        }
-        for (Map.Entry<String, Bolt> e : topology.get_bolts().entrySet()) {
-            components.put(e.getKey(), e.getValue().get_common());
-        }
-        Map<String, Double> rate = componentRates(topology, tasksOf);
-
-        TaskGraph.Builder builder = TaskGraph.builder(executors.size());
-        double[] taskLoad = new double[executorOfTask.length];
-        for (String spout : topology.get_spouts().keySet()) {
-            for (int task : tasksOf.getOrDefault(spout, new int[0])) {
-                taskLoad[task] += 1;
-            }
-        }
+    /** Storm's components and subscriptions as an engine-free {@link TopologyStructure}. */
+    public static TopologyStructure structureOf(StormTopology topology) {
+        TopologyStructure.Builder builder = TopologyStructure.builder();
+        topology.get_spouts().keySet().forEach(builder::spout);
         for (Map.Entry<String, Bolt> bolt : topology.get_bolts().entrySet()) {
-            int[] targets = tasksOf.getOrDefault(bolt.getKey(), new int[0]);
-            if (targets.length == 0) {
-                continue;
-            }
+            builder.bolt(bolt.getKey());
             for (Map.Entry<GlobalStreamId, Grouping> input : bolt.getValue().get_common().get_inputs().entrySet()) {
-                String source = input.getKey().get_componentId();
-                int[] sources = tasksOf.getOrDefault(source, new int[0]);
-                double streamRate = rate.getOrDefault(source, 0.0);
-                if (sources.length == 0 || streamRate == 0) {
-                    continue;
-                }
-                addStream(builder, taskLoad, executorOfTask, sources, targets, streamRate, input.getValue());
+                builder.stream(input.getKey().get_componentId(), bolt.getKey(), groupingOf(input.getValue()));
             }
         }
-        double[] executorLoad = new double[executors.size()];
-        for (int t = 0; t < taskLoad.length; t++) {
-            if (executorOfTask[t] >= 0) {
-                executorLoad[executorOfTask[t]] += taskLoad[t];
-            }
-        }
-        setLoads(builder, executorLoad);
-        return new ExecutorGraph(executors, builder.build(), STRUCTURE);
+        return builder.build();
     }
 
-    private static void addStream(TaskGraph.Builder builder, double[] taskLoad, int[] executorOfTask, int[] sources,
-                                  int[] targets, double streamRate, Grouping grouping) {
-        double perSource = streamRate / sources.length;
+    private static TopologyStructure.Grouping groupingOf(Grouping grouping) {
         if (grouping.is_set_all()) {
-            for (int s : sources) {
-                for (int d : targets) {
-                    link(builder, executorOfTask, s, d, perSource);
-                    taskLoad[d] += perSource;
-                }
-            }
-        } else if (grouping.is_set_fields() && grouping.get_fields().isEmpty()) {
-            int d = targets[0];
-            for (int s : sources) {
-                link(builder, executorOfTask, s, d, perSource);
-                taskLoad[d] += perSource;
-            }
-        } else if (grouping.is_set_local_or_shuffle()) {
-            for (int i = 0; i < sources.length; i++) {
-                int from;
-                int to;
-                if (targets.length >= sources.length) {
-                    from = (int) ((long) i * targets.length / sources.length);
-                    to = (int) ((long) (i + 1) * targets.length / sources.length);
-                } else {
-                    from = (int) ((long) i * targets.length / sources.length);
-                    to = from + 1;
-                }
-                double each = perSource / (to - from);
-                for (int j = from; j < to; j++) {
-                    link(builder, executorOfTask, sources[i], targets[j], each);
-                    taskLoad[targets[j]] += each;
-                }
-            }
-        } else {
-            double each = perSource / targets.length;
-            for (int s : sources) {
-                for (int d : targets) {
-                    link(builder, executorOfTask, s, d, each);
-                    taskLoad[d] += each;
-                }
-            }
+            return TopologyStructure.Grouping.ALL;
         }
-    }
-
-    private static void link(TaskGraph.Builder builder, int[] executorOfTask, int sourceTask, int targetTask,
-                             double amount) {
-        int a = sourceTask < executorOfTask.length ? executorOfTask[sourceTask] : -1;
-        int b = targetTask < executorOfTask.length ? executorOfTask[targetTask] : -1;
-        if (a >= 0 && b >= 0) {
-            builder.addTraffic(a, b, amount);
+        if (grouping.is_set_fields() && grouping.get_fields().isEmpty()) {
+            return TopologyStructure.Grouping.GLOBAL;
         }
-    }
-
-    /** Output rate per component: spouts emit one unit per task, bolts emit what they receive. */
-    private static Map<String, Double> componentRates(StormTopology topology, Map<String, int[]> tasksOf) {
-        Map<String, Double> rate = new HashMap<>();
-        for (String spout : topology.get_spouts().keySet()) {
-            rate.put(spout, (double) tasksOf.getOrDefault(spout, new int[0]).length);
-        }
-        // Bolts in dependency order; a cycle (rare, but legal) is cut after as many passes as bolts.
-        Map<String, Bolt> bolts = topology.get_bolts();
-        for (int pass = 0; pass <= bolts.size(); pass++) {
-            boolean changed = false;
-            for (Map.Entry<String, Bolt> bolt : bolts.entrySet()) {
-                if (rate.containsKey(bolt.getKey())) {
-                    continue;
-                }
-                double in = 0;
-                boolean ready = true;
-                for (Map.Entry<GlobalStreamId, Grouping> input : bolt.getValue().get_common().get_inputs().entrySet()) {
-                    String source = input.getKey().get_componentId();
-                    Double r = rate.get(source);
-                    if (r == null) {
-                        if (bolts.containsKey(source) || topology.get_spouts().containsKey(source)) {
-                            ready = pass == bolts.size(); // last pass: ignore unresolved (cyclic) inputs
-                            if (!ready) {
-                                break;
-                            }
-                        }
-                        continue;
-                    }
-                    int targets = tasksOf.getOrDefault(bolt.getKey(), new int[0]).length;
-                    in += input.getValue().is_set_all() ? r * targets : r;
-                }
-                if (ready) {
-                    rate.put(bolt.getKey(), in);
-                    changed = true;
-                }
-            }
-            if (!changed && rate.keySet().containsAll(bolts.keySet())) {
-                break;
-            }
-        }
-        return rate;
+        return grouping.is_set_local_or_shuffle() ? TopologyStructure.Grouping.LOCAL_OR_SHUFFLE : TopologyStructure.Grouping.SPREAD;
     }
 
     private static Map<String, int[]> tasksByComponent(Map<ExecutorDetails, String> executorToComponent) {
@@ -337,20 +216,9 @@ public final class ExecutorGraph {
 
     /** Loads as given; zero loads get the smallest positive load (every executor costs something). */
     private static void setLoads(TaskGraph.Builder builder, double[] load) {
-        double smallest = smallestPositive(load);
+        double smallest = TopologyStructure.smallestPositive(load);
         for (int i = 0; i < load.length; i++) {
             builder.weight(i, load[i] > 0 ? load[i] : smallest);
         }
-    }
-
-    /** The load an executor that receives nothing is given: the smallest positive load, 1 when there is none. */
-    static double smallestPositive(double[] loads) {
-        double smallest = Double.POSITIVE_INFINITY;
-        for (double l : loads) {
-            if (l > 0) {
-                smallest = Math.min(smallest, l);
-            }
-        }
-        return smallest == Double.POSITIVE_INFINITY ? 1 : smallest;
     }
 }

@@ -2,6 +2,7 @@ package io.jetstream.scheduler.storm;
 
 import io.jetstream.scheduler.placement.NodeSlots;
 import io.jetstream.scheduler.placement.RefinementObjective;
+import io.jetstream.scheduler.placement.TopologyStructure;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -378,7 +379,7 @@ final class GroupingObjective implements RefinementObjective {
         for (int t = 0; t < out.length; t++) {
             executorLoad[executorOfTask[t]] += out[t];
         }
-        double smallest = ExecutorGraph.smallestPositive(executorLoad);
+        double smallest = TopologyStructure.smallestPositive(executorLoad);
         double totalLoad = 0;
         for (int e = 0; e < executors; e++) {
             double l = executorLoad[e] > 0 ? executorLoad[e] : smallest;

@@ -8,7 +8,6 @@ import io.jetstream.scheduler.placement.NodeSlots;
 import io.jetstream.scheduler.placement.Placement;
 import io.jetstream.scheduler.placement.PlacementPlanner;
 import io.jetstream.scheduler.placement.RebalancePolicy;
-import io.jetstream.scheduler.placement.KWayRefinement;
 import io.jetstream.scheduler.placement.TaskGraph;
 import io.jetstream.scheduler.traffic.DirectoryTrafficStore;
 import io.jetstream.scheduler.traffic.TrafficSnapshot;
@@ -90,15 +89,7 @@ public class JetStreamScheduler implements IScheduler {
         config = JetStreamConfig.load(ConfigScope.STORM, conf, JetStreamSchedulerOptions.GROUP);
         mode = config.get(JetStreamSchedulerOptions.MODE);
         nodeKey = config.get(JetStreamSchedulerOptions.NODE);
-        planner = new PlacementPlanner(
-                config.get(JetStreamSchedulerOptions.TASK_THRESHOLD),
-                config.get(JetStreamSchedulerOptions.MAX_PARENT_SHARE),
-                config.get(JetStreamSchedulerOptions.BALANCE_FACTOR),
-                config.get(JetStreamSchedulerOptions.MAX_BFS_STARTS),
-                config.get(JetStreamSchedulerOptions.WITHIN_NODE),
-                config.get(JetStreamSchedulerOptions.REFINE),
-                new KWayRefinement(config.get(JetStreamSchedulerOptions.REFINE_ATTEMPTS),
-                        config.get(JetStreamSchedulerOptions.REFINE_TIME_BUDGET_MS) * 1_000_000L, System::nanoTime));
+        planner = JetStreamSchedulerOptions.planner(config);
         rebalancePolicy = new RebalancePolicy(
                 config.get(JetStreamSchedulerOptions.REBALANCE_MIN_PERIOD_MS),
                 config.get(JetStreamSchedulerOptions.REBALANCE_MIN_GAIN),

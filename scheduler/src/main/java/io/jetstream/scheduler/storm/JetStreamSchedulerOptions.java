@@ -1,7 +1,10 @@
 package io.jetstream.scheduler.storm;
 
 import io.jetstream.core.config.ConfigOption;
+import io.jetstream.core.config.JetStreamConfig;
 import io.jetstream.core.config.OptionGroup;
+import io.jetstream.scheduler.placement.KWayRefinement;
+import io.jetstream.scheduler.placement.PlacementPlanner;
 import io.jetstream.scheduler.placement.TaskAssignment;
 import java.util.List;
 
@@ -129,4 +132,20 @@ public final class JetStreamSchedulerOptions {
                     REFINE_ATTEMPTS, REFINE_TIME_BUDGET_MS,
                     TRAFFIC_DIR, TRAFFIC_WINDOW_MS, TRAFFIC_SMOOTHING, TRAFFIC_STALE_MS,
                     REBALANCE_MIN_PERIOD_MS, REBALANCE_MIN_GAIN, REBALANCE_MIN_TRAFFIC, REBALANCE_MAX_IMBALANCE));
+
+    /**
+     * The placement planner these options describe (Storm's scheduler and the JStorm assignment
+     * helper alike).
+     */
+    public static PlacementPlanner planner(JetStreamConfig config) {
+        return new PlacementPlanner(
+                config.get(TASK_THRESHOLD),
+                config.get(MAX_PARENT_SHARE),
+                config.get(BALANCE_FACTOR),
+                config.get(MAX_BFS_STARTS),
+                config.get(WITHIN_NODE),
+                config.get(REFINE),
+                new KWayRefinement(config.get(REFINE_ATTEMPTS), config.get(REFINE_TIME_BUDGET_MS) * 1_000_000L,
+                        System::nanoTime));
+    }
 }
