@@ -27,13 +27,13 @@ class DeployableJarsITCase {
     @ParameterizedTest
     @Timeout(value = 1, unit = TimeUnit.MINUTES)
     @ValueSource(strings = {
-        "flink-connector/target/jetstream-flink-connector",
-        "storm-transport/storm/target/jetstream-storm-transport",
-        "storm-transport/jstorm/target/jetstream-jstorm-transport",
-        "scheduler/target/jetstream-scheduler"
+        "flink-connector/target/jetstream-flink-connector-%s.jar",
+        "storm-transport/storm/target/jetstream-storm-transport-%s.jar",
+        "storm-transport/jstorm/target/jetstream-jstorm-transport-%s.jar",
+        "scheduler/target/jetstream-scheduler-%s-shaded.jar"
     })
-    void engineJarBundlesOnlyJetStreamAndRelocatedLibraries(String jarStem) throws IOException {
-        Path jar = ROOT.resolve(jarStem + "-" + VERSION + ".jar");
+    void engineJarBundlesOnlyJetStreamAndRelocatedLibraries(String jarPattern) throws IOException {
+        Path jar = ROOT.resolve(String.format(jarPattern, VERSION));
         assertTrue(Files.isRegularFile(jar), "missing " + jar);
         List<String> foreign = new ArrayList<>();
         int core = 0;
