@@ -46,8 +46,10 @@ public final class BatchOptions {
 
     public static final ConfigOption<Double> MAX_UTILISATION = ConfigOption.doubleOption(
             "batch.max-utilisation", BatchOracle.DEFAULT_MAX_UTILISATION, 0.1, 1.0,
-            "Highest share of the modelled capacity of the link a batch size may use; above it a small "
-                    + "error in the link estimate means an unbounded queue.");
+            "Highest share of the modelled capacity of the link a batch size may use: a margin for the "
+                    + "error of the rate and link estimates (near saturation a small error means an unbounded "
+                    + "queue). Burstiness of the load and jitter of the link are priced separately, by the "
+                    + "queueing term.");
 
     public static final ConfigOption<Double> LINK_VARIATION = ConfigOption.doubleOption(
             "batch.link-variation", 0.10, 0.0, 10.0,

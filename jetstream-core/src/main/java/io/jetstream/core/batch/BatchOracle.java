@@ -33,7 +33,7 @@ public final class BatchOracle {
     private final double maxUtilisation;
 
     /** Default share of the modelled capacity a choice may use. */
-    public static final double DEFAULT_MAX_UTILISATION = 0.85;
+    public static final double DEFAULT_MAX_UTILISATION = 0.95;
 
     /** Share of the highest capacity a saturated choice must reach. */
     public static final double SATURATED_CAPACITY_SHARE = 0.95;
@@ -48,7 +48,9 @@ public final class BatchOracle {
      * @param maxRoutes most parallel routes available (JetStream's MaxNodesConsidered)
      * @param serviceVariation coefficient of variation of a batch's transfer time (link jitter)
      * @param maxUtilisation highest share of the modelled capacity a choice may use: estimates of
-     *     the link are never exact, and near saturation a small error means an unbounded queue
+     *     the link are never exact, and near saturation a small error means an unbounded queue. The
+     *     variability of the load and of the link is priced by the queueing term; this margin is for
+     *     the error of the estimates only
      */
     public BatchOracle(int maxBatchSize, int maxRoutes, double serviceVariation, double maxUtilisation) {
         if (maxBatchSize < 1 || maxRoutes < 1 || serviceVariation < 0 || !(maxUtilisation > 0 && maxUtilisation <= 1)) {

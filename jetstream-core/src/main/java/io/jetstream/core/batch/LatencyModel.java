@@ -12,14 +12,16 @@ package io.jetstream.core.batch;
  *   reordering = Σ_{i=2..routes} Σ_{j=1..L} Poisson(j,1)·j·transfer1 / (b·L)    (L = 10)
  *   Ratio_CPU  = encoding / ((batching + encoding) · cores)
  *   capacity   = min(routes · b / max(T(W), W/β), b / (tHe + tDe·B))   (W = sOt + sOe + B; encoding pipelined with sending)
- *   queueing   = ρ/(1−ρ) · cs²/2 · service      (Kingman, deterministic batch arrivals; ∞ when ρ ≥ 1)
+ *   queueing   = ρ/(1−ρ) · (ca²/b + cs²)/2 · service      (Kingman; ∞ when ρ ≥ 1)
  * </pre>
  *
  * The queueing term is ours, not the paper's: Algorithm 2 alone would happily pick batches the link
  * cannot carry at the measured rate, or ones so close to its capacity that waiting for the link
- * dominates. With ρ = rate / capacity and cs the coefficient of variation of a batch's service time
- * (link jitter), Kingman's approximation prices that wait, and batches the link cannot keep up with
- * cost infinity.
+ * dominates. With ρ = rate / capacity, cs the coefficient of variation of a batch's service time
+ * (link jitter) and ca that of the time between events (a batch of b independent gaps varies as
+ * ca/√b), Kingman's approximation prices that wait, and batches the link cannot keep up with cost
+ * infinity. A paced source (ca = 0) can run a steady link close to its capacity; a bursty one pays
+ * for every small batch near it.
  *
  * Readings of the paper's notation, stated once: the paper writes batching as b/2 · 1/rate; the
  * events of a batch wait 0, 1, …, b − 1 inter-arrival times for its last event, (b − 1)/2 on average,
@@ -114,7 +116,8 @@ public final class LatencyModel {
             return Double.POSITIVE_INFINITY;
         }
         double service = routes * batchSize / capacity; // seconds the bottleneck stage is busy with one batch, per route
-        return utilisation / (1 - utilisation) * serviceVariation * serviceVariation / 2 * service / routes;
+        double arrivals = c.arrivalVariation() * c.arrivalVariation() / batchSize;
+        return utilisation / (1 - utilisation) * (arrivals + serviceVariation * serviceVariation) / 2 * service / routes;
     }
 
     public static LatencyEstimate estimate(StreamContext c, int batchSize, int routes) {

@@ -21,6 +21,8 @@ package io.jetstream.core.batch;
  *     segment keeps large and small sends on one scale: a 64 KiB probe carries 45 TCP/IP headers, a
  *     single event's frame one, and a link fitted with one header per send reads the large sends'
  *     extra headers as 4.5 % less bandwidth.
+ * @param arrivalVariation coefficient of variation of the time between events (0 for a paced source,
+ *     1 for Poisson arrivals): how bursty the load is, which sets the queue in front of a busy link
  */
 public record StreamContext(
         double eventsPerSecond,
@@ -34,22 +36,23 @@ public record StreamContext(
         ThroughputCurve link,
         int cores,
         double maxEventDelaySeconds,
-        double segmentBytes) {
+        double segmentBytes,
+        double arrivalVariation) {
 
-    /** A context with one transport overhead per batch (the paper's sOt). */
+    /** A context with one transport overhead per batch (the paper's sOt) and evenly spaced events. */
     public StreamContext(double eventsPerSecond, double eventBytes, double encodeHeaderSeconds, double encodeSecondsPerByte,
             double decodeHeaderSeconds, double decodeSecondsPerByte, double transportOverheadBytes,
             double encodingOverheadBytes, ThroughputCurve link, int cores, double maxEventDelaySeconds) {
         this(eventsPerSecond, eventBytes, encodeHeaderSeconds, encodeSecondsPerByte, decodeHeaderSeconds,
                 decodeSecondsPerByte, transportOverheadBytes, encodingOverheadBytes, link, cores, maxEventDelaySeconds,
-                Double.POSITIVE_INFINITY);
+                Double.POSITIVE_INFINITY, 0);
     }
 
     public StreamContext {
         if (!(eventsPerSecond > 0) || !(eventBytes >= 0) || encodeHeaderSeconds < 0 || encodeSecondsPerByte < 0
                 || decodeHeaderSeconds < 0 || decodeSecondsPerByte < 0 || transportOverheadBytes < 0
                 || encodingOverheadBytes < 0 || link == null || cores < 1 || !(maxEventDelaySeconds > 0)
-                || !(segmentBytes >= 1)) {
+                || !(segmentBytes >= 1) || !(arrivalVariation >= 0) || Double.isInfinite(arrivalVariation)) {
             throw new IllegalArgumentException("invalid stream context: " + this);
         }
     }
@@ -57,19 +60,31 @@ public record StreamContext(
     public StreamContext withRate(double newEventsPerSecond) {
         return new StreamContext(newEventsPerSecond, eventBytes, encodeHeaderSeconds, encodeSecondsPerByte,
                 decodeHeaderSeconds, decodeSecondsPerByte, transportOverheadBytes, encodingOverheadBytes, link, cores,
-                maxEventDelaySeconds, segmentBytes);
+                maxEventDelaySeconds, segmentBytes, arrivalVariation);
     }
 
     public StreamContext withEventBytes(double newEventBytes) {
         return new StreamContext(eventsPerSecond, newEventBytes, encodeHeaderSeconds, encodeSecondsPerByte,
                 decodeHeaderSeconds, decodeSecondsPerByte, transportOverheadBytes, encodingOverheadBytes, link, cores,
-                maxEventDelaySeconds, segmentBytes);
+                maxEventDelaySeconds, segmentBytes, arrivalVariation);
     }
 
     public StreamContext withLink(ThroughputCurve newLink) {
         return new StreamContext(eventsPerSecond, eventBytes, encodeHeaderSeconds, encodeSecondsPerByte,
                 decodeHeaderSeconds, decodeSecondsPerByte, transportOverheadBytes, encodingOverheadBytes, newLink, cores,
-                maxEventDelaySeconds, segmentBytes);
+                maxEventDelaySeconds, segmentBytes, arrivalVariation);
+    }
+
+    public StreamContext withSegmentBytes(double newSegmentBytes) {
+        return new StreamContext(eventsPerSecond, eventBytes, encodeHeaderSeconds, encodeSecondsPerByte,
+                decodeHeaderSeconds, decodeSecondsPerByte, transportOverheadBytes, encodingOverheadBytes, link, cores,
+                maxEventDelaySeconds, newSegmentBytes, arrivalVariation);
+    }
+
+    public StreamContext withArrivalVariation(double newArrivalVariation) {
+        return new StreamContext(eventsPerSecond, eventBytes, encodeHeaderSeconds, encodeSecondsPerByte,
+                decodeHeaderSeconds, decodeSecondsPerByte, transportOverheadBytes, encodingOverheadBytes, link, cores,
+                maxEventDelaySeconds, segmentBytes, newArrivalVariation);
     }
 
     /**

@@ -6,7 +6,7 @@ package io.jetstream.core.batch;
  * injected clock.
  *
  * <ul>
- *   <li>Rate: events over the span of the last {@value #RATE_WINDOW} arrivals, so a step in the load
+ *   <li>Rate: events over the span of the last {@value #RATE_WINDOW} arrivals, and how much their gaps vary, so a step in the load
  *       is measured within that many events (a step up of {@value #STEP_FACTOR}× or more within
  *       {@value #STEP_GAPS}). Size: an exponentially weighted moving average (the
  *       plain mean while fewer than 1/smoothing samples exist).
@@ -186,6 +186,38 @@ public final class StreamMonitor {
         return window;
     }
 
+    /**
+     * Coefficient of variation of the gaps between arrivals (standard deviation over mean): 0 for a
+     * paced source, about 1 for Poisson arrivals. Measured over each half of the last
+     * {@link #RATE_WINDOW} arrivals and the smaller half taken, so that a step in the rate (old gaps
+     * and new ones in one window) does not read as burstiness: a step sits in one half only, and the
+     * other half shows the load as it is. 0 before five events.
+     */
+    public double arrivalVariation() {
+        int gaps = (int) Math.min(events, RATE_WINDOW) - 1;
+        if (gaps < 4) {
+            return 0;
+        }
+        int newer = gaps / 2 + gaps % 2;
+        return Math.min(gapVariation(0, newer), gapVariation(newer, gaps - newer));
+    }
+
+    /** Coefficient of variation of {@code count} gaps, the newest {@code skip} gaps left out. */
+    private double gapVariation(int skip, int count) {
+        double sum = 0;
+        double squares = 0;
+        for (int k = skip + 1; k <= skip + count; k++) {
+            long gap = arrivals[(int) ((events - k) % RATE_WINDOW)] - arrivals[(int) ((events - k - 1) % RATE_WINDOW)];
+            sum += gap;
+            squares += (double) gap * gap;
+        }
+        double mean = sum / count;
+        if (!(mean > 0)) {
+            return 0;
+        }
+        return Math.sqrt(Math.max(0, squares / count - mean * mean)) / mean;
+    }
+
     private static double rate(int gaps, long spanNanos) {
         return spanNanos == 0 ? Double.POSITIVE_INFINITY : gaps / (spanNanos / 1e9);
     }
@@ -226,7 +258,7 @@ public final class StreamMonitor {
                 Double.isNaN(size) ? base.eventBytes() : size,
                 encode[0], encode[1], base.decodeHeaderSeconds(), base.decodeSecondsPerByte(),
                 base.transportOverheadBytes(), base.encodingOverheadBytes(), link(base.link()), base.cores(),
-                base.maxEventDelaySeconds(), base.segmentBytes());
+                base.maxEventDelaySeconds(), base.segmentBytes(), arrivalVariation());
     }
 
     /** How long until the link should be probed again (intrusiveness control). */

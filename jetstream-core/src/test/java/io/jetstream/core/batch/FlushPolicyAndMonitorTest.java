@@ -83,6 +83,37 @@ class FlushPolicyAndMonitorTest {
     }
 
     @Test
+    void arrivalVariationIsTheGapsCoefficientOfVariation() {
+        StreamMonitor paced = new StreamMonitor(0.1, 16, 1_000, 1_000_000);
+        assertEquals(0, paced.arrivalVariation(), "nothing measured yet");
+        for (int i = 0; i < 40; i++) {
+            paced.onEvent(200, i * 1_000_000L);
+        }
+        assertEquals(0, paced.arrivalVariation(), 1e-12);
+        // Gaps of 1 and 3 ms in turn: in the newest 8 gaps four of each (mean 2 ms, sd 1 ms: 0.5),
+        // in the 7 before them four 3 ms and three 1 ms gaps (mean 15/7 ms): the smaller of the two.
+        StreamMonitor uneven = new StreamMonitor(0.1, 16, 1_000, 1_000_000);
+        long t = 0;
+        for (int i = 0; i < 40; i++) {
+            t += i % 2 == 0 ? 1_000_000L : 3_000_000L;
+            uneven.onEvent(200, t);
+        }
+        double olderMean = 15 / 7.0;
+        double older = Math.sqrt((4 * 9 + 3 * 1) / 7.0 - olderMean * olderMean) / olderMean;
+        assertEquals(Math.min(0.5, older), uneven.arrivalVariation(), 1e-9);
+        // A step from 1 ms to 10 ms between paced events is a change of rate, not burstiness.
+        StreamMonitor stepped = new StreamMonitor(0.1, 16, 1_000, 1_000_000);
+        t = 0;
+        for (int i = 0; i < 40; i++) {
+            t += i < 30 ? 1_000_000L : 10_000_000L;
+            stepped.onEvent(200, t);
+            assertEquals(0, stepped.arrivalVariation(), 1e-12, "after event " + i);
+        }
+        assertEquals(uneven.arrivalVariation(), uneven.context(LatencyModelTest.CONTEXT).arrivalVariation(), 0,
+                "the oracle's context carries it");
+    }
+
+    @Test
     void linkFitKeepsEverySizeAndProbingBacksOffWhenTheLinkIsSteady() {
         StreamMonitor monitor = new StreamMonitor(0.1, 16, 1_000, 64_000);
         ThroughputCurve truth = new ThroughputCurve(0.001, 1e8);

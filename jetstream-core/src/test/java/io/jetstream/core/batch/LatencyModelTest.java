@@ -63,6 +63,26 @@ class LatencyModelTest {
     }
 
     @Test
+    void burstyArrivalsPayForSmallBatchesNearCapacityAndPacedOnesDoNot() {
+        // 13,000 events/s of 812 B on the 12.5 MB/s bucket: one event per send loads it to 0.913.
+        ThroughputCurve bucket = new ThroughputCurve(20e-6, 12.5e6, 4_096);
+        StreamContext paced = new StreamContext(13_000, 812, 0, 0, 0, 0, 66, 0, bucket, 2, 0.1);
+        StreamContext poisson = paced.withArrivalVariation(1);
+        double rho = 13_000 * 878 / 12.5e6;
+        double service = 878 / 12.5e6;
+        assertEquals(rho / (1 - rho) * (0 + 0.01) / 2 * service, LatencyModel.queueing(paced, 1, 1, 0.1), 1e-15);
+        assertEquals(rho / (1 - rho) * (1 + 0.01) / 2 * service, LatencyModel.queueing(poisson, 1, 1, 0.1), 1e-15);
+        double rho4 = 3_250 * (4 * 812 + 66) / 12.5e6;                                           // a batch of 4 varies as 1/√4
+        assertEquals(rho4 / (1 - rho4) * (0.25 + 0.01) / 2 * ((4 * 812 + 66) / 12.5e6),
+                LatencyModel.queueing(poisson, 4, 1, 0.1), 1e-15);
+        // Paced, the oracle sends every event at once (0.913 is under its 0.95 cap); Poisson, the
+        // queue at 0.913 costs more than waiting for a second event.
+        BatchOracle oracle = new BatchOracle(1_000, 1, 0.1);
+        assertEquals(1, oracle.decide(paced).batchSize());
+        assertTrue(oracle.decide(poisson).batchSize() > 1, "bursty load: " + oracle.decide(poisson));
+    }
+
+    @Test
     void theFitFindsABucketFromRelativeResidualsAndKeepsPlainLinksAffine() {
         ThroughputCurve truth = new ThroughputCurve(20e-6, 12.5e6, 4_096);
         double[] bytes = {878, 1_690, 4_096, 16_384, 65_536};
