@@ -75,18 +75,6 @@ public record StreamContext(
                 maxEventDelaySeconds, segmentBytes, arrivalVariation);
     }
 
-    public StreamContext withSegmentBytes(double newSegmentBytes) {
-        return new StreamContext(eventsPerSecond, eventBytes, encodeHeaderSeconds, encodeSecondsPerByte,
-                decodeHeaderSeconds, decodeSecondsPerByte, transportOverheadBytes, encodingOverheadBytes, link, cores,
-                maxEventDelaySeconds, newSegmentBytes, arrivalVariation);
-    }
-
-    public StreamContext withArrivalVariation(double newArrivalVariation) {
-        return new StreamContext(eventsPerSecond, eventBytes, encodeHeaderSeconds, encodeSecondsPerByte,
-                decodeHeaderSeconds, decodeSecondsPerByte, transportOverheadBytes, encodingOverheadBytes, link, cores,
-                maxEventDelaySeconds, segmentBytes, newArrivalVariation);
-    }
-
     /**
      * Bytes on the wire for a send of {@code framedBytes} (payload plus encoding overhead): one
      * transport overhead per segment. What transports report to {@link StreamMonitor#onTransfer}.

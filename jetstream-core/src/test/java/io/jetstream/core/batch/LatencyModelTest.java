@@ -67,7 +67,7 @@ class LatencyModelTest {
         // 13,000 events/s of 812 B on the 12.5 MB/s bucket: one event per send loads it to 0.913.
         ThroughputCurve bucket = new ThroughputCurve(20e-6, 12.5e6, 4_096);
         StreamContext paced = new StreamContext(13_000, 812, 0, 0, 0, 0, 66, 0, bucket, 2, 0.1);
-        StreamContext poisson = paced.withArrivalVariation(1);
+        StreamContext poisson = new StreamContext(13_000, 812, 0, 0, 0, 0, 66, 0, bucket, 2, 0.1, Double.POSITIVE_INFINITY, 1);
         double rho = 13_000 * 878 / 12.5e6;
         double service = 878 / 12.5e6;
         assertEquals(rho / (1 - rho) * (0 + 0.01) / 2 * service, LatencyModel.queueing(paced, 1, 1, 0.1), 1e-15);

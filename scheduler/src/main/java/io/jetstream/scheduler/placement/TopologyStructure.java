@@ -34,7 +34,22 @@ public final class TopologyStructure {
         /** Every tuple to the lowest target task. */
         GLOBAL,
         /** To the target tasks in the sender's worker, to all when it has none. */
-        LOCAL_OR_SHUFFLE
+        LOCAL_OR_SHUFFLE;
+
+        /**
+         * An engine's grouping, from what Storm's and JStorm's {@code Grouping} unions say about it:
+         * {@code all}; a fields grouping without fields (global); local-or-shuffle (or JStorm's
+         * local-first); anything else spreads.
+         */
+        public static Grouping of(boolean all, boolean fieldsWithoutKeys, boolean localFirst) {
+            if (all) {
+                return ALL;
+            }
+            if (fieldsWithoutKeys) {
+                return GLOBAL;
+            }
+            return localFirst ? LOCAL_OR_SHUFFLE : SPREAD;
+        }
     }
 
     /** One subscription of {@code target} to a stream of {@code source}. */

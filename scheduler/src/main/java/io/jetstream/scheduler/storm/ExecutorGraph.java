@@ -149,13 +149,8 @@ public final class ExecutorGraph {
     }
 
     private static TopologyStructure.Grouping groupingOf(Grouping grouping) {
-        if (grouping.is_set_all()) {
-            return TopologyStructure.Grouping.ALL;
-        }
-        if (grouping.is_set_fields() && grouping.get_fields().isEmpty()) {
-            return TopologyStructure.Grouping.GLOBAL;
-        }
-        return grouping.is_set_local_or_shuffle() ? TopologyStructure.Grouping.LOCAL_OR_SHUFFLE : TopologyStructure.Grouping.SPREAD;
+        return TopologyStructure.Grouping.of(grouping.is_set_all(),
+                grouping.is_set_fields() && grouping.get_fields().isEmpty(), grouping.is_set_local_or_shuffle());
     }
 
     private static Map<String, int[]> tasksByComponent(Map<ExecutorDetails, String> executorToComponent) {

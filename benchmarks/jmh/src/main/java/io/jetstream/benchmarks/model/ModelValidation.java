@@ -151,8 +151,8 @@ public final class ModelValidation {
         double[] decode = sender.decodeCost();
         StreamContext context = new StreamContext(measured.eventsPerSecond(), measured.eventBytes(),
                 measured.encodeHeaderSeconds(), measured.encodeSecondsPerByte(), decode[0], decode[1],
-                TCP_IP_OVERHEAD, ModelFrames.FRAME_HEADER, measured.link(), cores, measured.maxEventDelaySeconds())
-                .withSegmentBytes(segmentBytes(s)).withArrivalVariation(measured.arrivalVariation());
+                TCP_IP_OVERHEAD, ModelFrames.FRAME_HEADER, measured.link(), cores, measured.maxEventDelaySeconds(),
+                segmentBytes(s), measured.arrivalVariation());
         BatchOracle oracle = new BatchOracle(settings.maxBatchEvents(), 1, settings.linkVariation(), settings.maxUtilisation());
         int pick = oracle.decide(context).batchSize();
         int maxBatch = oracle.maxBatchByDelay(context);

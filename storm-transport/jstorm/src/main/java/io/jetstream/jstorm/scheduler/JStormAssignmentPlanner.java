@@ -196,15 +196,9 @@ public final class JStormAssignmentPlanner {
     }
 
     private static TopologyStructure.Grouping groupingOf(Grouping grouping) {
-        if (grouping.is_set_all()) {
-            return TopologyStructure.Grouping.ALL;
-        }
-        if (grouping.is_set_fields() && grouping.get_fields().isEmpty()) {
-            return TopologyStructure.Grouping.GLOBAL;
-        }
-        return grouping.is_set_local_or_shuffle() || grouping.is_set_localFirst()
-                ? TopologyStructure.Grouping.LOCAL_OR_SHUFFLE
-                : TopologyStructure.Grouping.SPREAD;
+        return TopologyStructure.Grouping.of(grouping.is_set_all(),
+                grouping.is_set_fields() && grouping.get_fields().isEmpty(),
+                grouping.is_set_local_or_shuffle() || grouping.is_set_localFirst());
     }
 
     /** Up to {@code count} slots, one per host in turn (hosts in order of first appearance). */
