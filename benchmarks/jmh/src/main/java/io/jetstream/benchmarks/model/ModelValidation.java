@@ -44,7 +44,9 @@ import java.util.concurrent.locks.LockSupport;
  * Links: {@code loopback} (both JVMs on 127.0.0.1) and {@code tbf} (the receiver in a network
  * namespace behind a veth pair shaped by {@code tc tbf}, see {@link ShapedLink}; needs root).
  * Usage: {@code java -cp benchmarks.jar io.jetstream.benchmarks.model.ModelValidation
- * [--links loopback,tbf] [--tbf-rate 100mbit] [--tbf-burst 4kb] [--seconds 3] [--calibration 4] [--max-delay-ms 100]}.
+ * [--links loopback,tbf] [--tbf-rate 100mbit] [--tbf-burst 4kb] [--seconds 3] [--calibration 4] [--max-delay-ms 100]
+ * [--receiver-cpus 1]}; with {@code --receiver-cpus} the receiver JVM runs under {@code taskset -c}, and
+ * the caller pins the sender ({@code taskset -c 0 java …}) so that the two do not share a core.
  *
  * <p>What is measured, per event: batching = last event of its batch minus its own arrival;
  * encoding and decoding = its batch's encode and decode time divided by the batch's events (the
@@ -77,6 +79,7 @@ public final class ModelValidation {
         double seconds = 3;
         double calibration = 4;
         long maxDelayMs = 100;
+        String receiverCpus = null;
         for (int i = 0; i < args.length; i += 2) {
             String value = args[i + 1];
             switch (args[i]) {
@@ -86,6 +89,7 @@ public final class ModelValidation {
                 case "--seconds" -> seconds = Double.parseDouble(value);
                 case "--calibration" -> calibration = Double.parseDouble(value);
                 case "--max-delay-ms" -> maxDelayMs = Long.parseLong(value);
+                case "--receiver-cpus" -> receiverCpus = value;
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
@@ -106,7 +110,10 @@ public final class ModelValidation {
             try {
                 for (Scenario s : scenarios) {
                     String bind = shaped == null ? "127.0.0.1" : shaped.peerAddress();
-                    List<String> prefix = shaped == null ? List.of() : shaped.peerPrefix();
+                    List<String> prefix = new ArrayList<>(shaped == null ? List.of() : shaped.peerPrefix());
+                    if (receiverCpus != null) {
+                        prefix.addAll(List.of("taskset", "-c", receiverCpus)); // the sender JVM is pinned by its caller
+                    }
                     try (PeerProcess receiver = PeerProcess.start(prefix, ModelReceiverMain.class, bind, "0");
                             Sender sender = Sender.connect(bind, receiver.readyPort())) {
                         failures += validate(s, sender, settings, seconds, calibration, report);
