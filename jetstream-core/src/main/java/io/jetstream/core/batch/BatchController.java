@@ -171,7 +171,16 @@ public final class BatchController {
                 && (rate > RATE_SHIFT * decidedRate || rate * RATE_SHIFT < decidedRate);
     }
 
-    /** A batch or probe of {@code bytes} took {@code seconds} on the wire. */
+    /**
+     * Bytes on the wire, as the model counts them, for a frame of {@code frameBytes} (or for that
+     * many bytes of frames drained back to back): the frame plus the transport's headers per segment
+     * ({@link StreamContext#wireBytes}). What transports pass to {@link #onTransfer}.
+     */
+    public double wireBytes(long frameBytes) {
+        return prior.wireBytes(frameBytes);
+    }
+
+    /** A batch or probe of {@code bytes} ({@link #wireBytes}) took {@code seconds} on the wire. */
     public void onTransfer(long bytes, double seconds) {
         monitor.onTransfer(bytes, seconds);
     }

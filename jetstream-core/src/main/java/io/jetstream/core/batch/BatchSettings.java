@@ -39,14 +39,16 @@ public record BatchSettings(
 
     /**
      * What a controller assumes before measuring (replaced by measurements after warm-up): 1,000
-     * events/s of 500 B, 50 µs + 1 ns/B encoding, free decoding, 66 B of TCP/IP and frame headers,
-     * 5 ms + 10 MB/s link. Deliberately pessimistic about the link so the first decisions batch.
+     * events/s of 500 B, 50 µs + 1 ns/B encoding, free decoding, 66 B of TCP/IP and Ethernet headers per
+     * 1,448-byte segment, 5 ms + 10 MB/s link. Deliberately pessimistic about the link so the first decisions batch.
      */
     static final double PRIOR_RATE = 1_000;
     static final double PRIOR_EVENT_BYTES = 500;
     static final double PRIOR_ENCODE_HEADER = 50e-6;
     static final double PRIOR_ENCODE_PER_BYTE = 1e-9;
     static final double TRANSPORT_OVERHEAD_BYTES = 66;
+    /** TCP payload per segment behind an Ethernet MTU of 1,500 with timestamps: the overhead is per segment. */
+    static final double TCP_SEGMENT_BYTES = 1_448;
     static final ThroughputCurve PRIOR_LINK = new ThroughputCurve(0.005, 10_000_000);
 
     public BatchSettings {
@@ -103,7 +105,7 @@ public record BatchSettings(
     /** The prior a controller starts from, with this machine's cores and the configured delay bound. */
     public StreamContext prior(int cores) {
         return new StreamContext(PRIOR_RATE, PRIOR_EVENT_BYTES, PRIOR_ENCODE_HEADER, PRIOR_ENCODE_PER_BYTE, 0, 0,
-                TRANSPORT_OVERHEAD_BYTES, 0, PRIOR_LINK, cores, maxEventDelayNanos / 1e9);
+                TRANSPORT_OVERHEAD_BYTES, 0, PRIOR_LINK, cores, maxEventDelayNanos / 1e9, TCP_SEGMENT_BYTES, 0);
     }
 
     /** A channel's flush policy: the fixed targets, or (adaptive) one event until the first decision. */

@@ -80,4 +80,15 @@ class BatchSettingsTest {
         controller.onMeasuredLatency(0.004);
         assertEquals(4.0, gauges.gauges().get("latency.measured-ms").getAsDouble(), 1e-12);
     }
+
+    @Test
+    void transportsReportWireBytesWithTheHeadersOfEverySegment() {
+        BatchSettings s = BatchSettings.defaults();
+        BatchController controller = s.newController(s.newFlushPolicy(), 2, BatchListener.NONE);
+        assertEquals(300 + 66, controller.wireBytes(300), 1e-9);                 // one segment
+        assertEquals(4_096 + 3 * 66, controller.wireBytes(4_096), 1e-9);         // 1,448 + 1,448 + 1,200
+        assertEquals(65_536 + 46 * 66, controller.wireBytes(65_536), 1e-9);      // ceil(65,536 / 1,448) = 46
+        // The paper's context: one overhead per batch, whatever its size.
+        assertEquals(65_536 + 40, LatencyModelTest.CONTEXT.wireBytes(65_536), 1e-9);
+    }
 }

@@ -399,7 +399,7 @@ public final class StreamSender implements AutoCloseable {
     private void drainProbeResults() {
         if (controller != null) {
             probeResults.read((type, buffer, index, length) ->
-                    controller.onTransfer(buffer.getLong(index), buffer.getLong(index + 8) / 1e9), 16);
+                    controller.onTransfer((long) controller.wireBytes(buffer.getLong(index)), buffer.getLong(index + 8) / 1e9), 16);
         }
     }
 
