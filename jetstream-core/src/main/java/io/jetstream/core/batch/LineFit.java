@@ -4,8 +4,14 @@ package io.jetstream.core.batch;
 public record LineFit(double intercept, double slope) {
     /** The fit over the first {@code n} points, or null with fewer than two distinct x. */
     public static LineFit of(double[] x, double[] y, int n) {
+        return ofRange(x, y, 0, n);
+    }
+
+    /** The fit over the points {@code [from, to)}, or null with fewer than two distinct x. */
+    public static LineFit ofRange(double[] x, double[] y, int from, int to) {
         double sx = 0, sy = 0, sxx = 0, sxy = 0;
-        for (int i = 0; i < n; i++) {
+        int n = to - from;
+        for (int i = from; i < to; i++) {
             sx += x[i];
             sy += y[i];
             sxx += x[i] * x[i];

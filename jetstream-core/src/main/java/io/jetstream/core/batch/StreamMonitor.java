@@ -45,8 +45,8 @@ public final class StreamMonitor {
     static final double STEP_FACTOR = 4;
     /**
      * Transfers between refits of the link on the transfer path (a new size refits at once; a
-     * decision always uses the latest samples): a fit tries some fifty breakpoints over up to
-     * {@value #BUCKETS} sizes, too much to repeat for every single-event frame.
+     * decision always uses the latest samples): a fit tries a breakpoint per split of up to
+     * {@value #BUCKETS} sizes, each a pass over them, too much to repeat for every single-event frame.
      */
     static final int REFIT_TRANSFERS = 16;
 
@@ -153,7 +153,7 @@ public final class StreamMonitor {
             return null;
         }
         try {
-            return ThroughputCurve.fit(fitBytes, fitSeconds, n, fitScratch);
+            return ThroughputCurve.fitSorted(fitBytes, fitSeconds, n, fitScratch);
         } catch (IllegalArgumentException degenerate) {
             return null;
         }

@@ -32,8 +32,6 @@ public record ThroughputCurve(double latencySeconds, double stableBytesPerSecond
      * to this share or less: a real bucket cuts them by orders of magnitude, noise by little.
      */
     static final double BURST_FIT_GAIN = 0.25;
-    /** Breakpoints tried per doubling of the size (a step of 9 %). */
-    static final int BURST_GRID_PER_OCTAVE = 8;
 
     public ThroughputCurve {
         if (!(latencySeconds >= 0) || !(stableBytesPerSecond > 0) || Double.isInfinite(stableBytesPerSecond)
@@ -71,53 +69,60 @@ public record ThroughputCurve(double latencySeconds, double stableBytesPerSecond
      * Fits the curve to measured (bytes, seconds) samples. First the affine time by least squares
      * (a negative intercept, noise, is clamped to 0 and the slope refitted through the origin; a
      * time that does not grow with size gives the mean time as latency and the fastest observed
-     * throughput as the stable one). Then bursts from the second smallest sample size to below the
-     * second largest (two sizes on each side), {@value #BURST_GRID_PER_OCTAVE} per octave, and the sample
-     * sizes in that range are tried: least squares of the time on {@code max(0, B − burst)}. The burst whose
-     * fit has the smallest sum of squared relative residuals replaces the affine fit if that sum is
-     * at most {@value #BURST_FIT_GAIN} of the affine one's — relative, because the small sends a
-     * bucket favours are the ones an absolute fit ignores.
+     * throughput as the stable one). Then, for every split of the sizes into a first group (one or
+     * more sizes inside the burst, whose mean time is the latency) and the rest (two or more sizes
+     * on a line whose slope is 1/stable), the burst is where that line meets the latency, kept
+     * between the two groups' sizes, and the curve is refitted by least squares of the time on
+     * {@code max(0, B − burst)}. The burst whose fit has the smallest sum of squared relative
+     * residuals replaces the affine fit if that sum is at most {@value #BURST_FIT_GAIN} of the
+     * affine one's — relative, because the small sends a bucket favours are the ones an absolute
+     * fit ignores.
      *
      * @throws IllegalArgumentException with fewer than two samples or two distinct sizes
      */
     public static ThroughputCurve fit(double[] bytes, double[] seconds, int count) {
-        return fit(bytes, seconds, count, new double[count]);
+        if (count < 0 || count > bytes.length || count > seconds.length) {
+            throw new IllegalArgumentException("count " + count + " outside the samples");
+        }
+        Integer[] order = new Integer[count];
+        for (int i = 0; i < count; i++) {
+            order[i] = i;
+        }
+        java.util.Arrays.sort(order, (x, y) -> Double.compare(bytes[x], bytes[y]));
+        double[] sortedBytes = new double[count];
+        double[] sortedSeconds = new double[count];
+        for (int i = 0; i < count; i++) {
+            sortedBytes[i] = bytes[order[i]];
+            sortedSeconds[i] = seconds[order[i]];
+        }
+        return fitSorted(sortedBytes, sortedSeconds, count, new double[count]);
     }
 
-    /** As {@link #fit(double[], double[], int)}, with a scratch array of at least {@code count} for the monitor's allocation-free refits. */
-    static ThroughputCurve fit(double[] bytes, double[] seconds, int count, double[] excess) {
+    /**
+     * As {@link #fit(double[], double[], int)} for samples in ascending order of size, with a scratch
+     * array of at least {@code count}: the monitor's allocation-free refits.
+     */
+    static ThroughputCurve fitSorted(double[] bytes, double[] seconds, int count, double[] excess) {
         ThroughputCurve affine = fitAffine(bytes, seconds, count);
         ThroughputCurve best = affine;
         double bestScore = BURST_FIT_GAIN * affine.relativeSquares(bytes, seconds, count);
-        // Breakpoints need two sizes at or below and two above: from the second smallest size up
-        // to (not including) the second largest, on a grid of BURST_GRID_PER_OCTAVE per octave.
-        double smallest = Double.POSITIVE_INFINITY, second = Double.POSITIVE_INFINITY;
-        double largest = 0, nextLargest = 0;
-        for (int i = 0; i < count; i++) {
-            double b = bytes[i];
-            if (b < smallest) {
-                second = smallest;
-                smallest = b;
-            } else if (b < second && b > smallest) {
-                second = b;
-            }
-            if (b > largest) {
-                nextLargest = largest;
-                largest = b;
-            } else if (b > nextLargest && b < largest) {
-                nextLargest = b;
-            }
-        }
-        if (!(second < nextLargest)) {
-            return affine;
-        }
-        double step = Math.pow(2, 1.0 / BURST_GRID_PER_OCTAVE);
-        int grid = (int) Math.ceil(Math.log(nextLargest / second) / Math.log(step));
-        for (int k = 0; k < grid + count; k++) {
-            // The grid, then the sample sizes themselves (a bucket probed at its own depth).
-            double burst = k < grid ? second * Math.pow(step, k) : bytes[k - grid];
-            if (burst < second || burst >= nextLargest) {
+        // Split the sizes into the first j (inside the burst: their mean time is the latency) and
+        // the rest (at least two sizes: a line whose slope is 1/stable); the burst is where that
+        // line meets the latency, kept between the two groups' sizes.
+        for (int j = 1; j <= count - 2; j++) {
+            if (!(bytes[j - 1] < bytes[j])) {
                 continue;
+            }
+            double latency = 0;
+            for (int i = 0; i < j; i++) {
+                latency += seconds[i];
+            }
+            latency /= j;
+            LineFit above = LineFit.ofRange(bytes, seconds, j, count);
+            double burst = above == null || !(above.slope() > 0) ? Double.NaN : (latency - above.intercept()) / above.slope();
+            burst = Double.isNaN(burst) ? bytes[j - 1] : Math.min(Math.max(burst, bytes[j - 1]), bytes[j]);
+            if (burst <= bytes[0]) {
+                continue; // at the smallest size the breakpoint is the affine line again
             }
             ThroughputCurve candidate = fitAbove(bytes, seconds, count, burst, excess);
             if (candidate != null) {

@@ -94,6 +94,21 @@ class LatencyModelTest {
         assertEquals(4_096, fit.burstBytes(), EPS);
         assertEquals(20e-6, fit.latencySeconds(), 1e-12);
         assertEquals(12.5e6, fit.stableBytesPerSecond(), 1e-3);
+        // One small size below the breakpoint is enough: a 4 KiB probe sent into a partly spent
+        // bucket lands on the slope (measured on tbf: 894 B in 4 µs, 4,294 B in 64 µs).
+        ThroughputCurve spent = new ThroughputCurve(4e-6, 12.5e6, 3_500);
+        double[] probed = {894, 4_294, 17_176, 68_572};
+        double[] probedSeconds = new double[probed.length];
+        for (int i = 0; i < probed.length; i++) {
+            probedSeconds[i] = spent.transferSeconds(probed[i]);
+        }
+        ThroughputCurve found = ThroughputCurve.fit(probed, probedSeconds, probed.length);
+        assertEquals(3_500, found.burstBytes(), 1e-6, "where the line through the larger sizes meets the latency: " + found);
+        assertEquals(4e-6, found.latencySeconds(), 1e-12);
+        assertEquals(12.5e6, found.stableBytesPerSecond(), 1e-3);
+        // Unsorted input is sorted first.
+        assertEquals(found, ThroughputCurve.fit(new double[] {68_572, 894, 17_176, 4_294},
+                new double[] {probedSeconds[3], probedSeconds[0], probedSeconds[2], probedSeconds[1]}, 4));
         // The affine least squares on the same samples is ruled by the large ones and puts the
         // small sends at several times their measured time; the bucket fit is exact.
         ThroughputCurve affineOnly = ThroughputCurve.fit(new double[] {16_384, 65_536}, new double[] {seconds[3], seconds[4]}, 2);
