@@ -208,7 +208,12 @@ public final class RingConsumer implements AutoCloseable {
                     }
                 } else if (status == STATUS_WRITING) {
                     if (producerDead(slot, buffer.getInt(offset + GENERATION_OFFSET))) {
-                        buffer.putLongOrdered(offset, RecordDescriptor.withStatus(header, STATUS_FAILED));
+                        // The header was read before the liveness check: a producer that committed this
+                        // record and closed in between looks dead too. Only a header still WRITING is
+                        // failed; otherwise read the record again.
+                        if (!buffer.compareAndSetLong(offset, header, RecordDescriptor.withStatus(header, STATUS_FAILED))) {
+                            continue;
+                        }
                         add(metrics.skipped, 1);
                         LOG.warn("Ring {}: skipped a {}-byte record at position {}: its producer (slot {}) died while writing it",
                                 ring.file, length, position, slot);

@@ -5,6 +5,7 @@ import static io.jetstream.core.ring.RingTestSupport.settings;
 import static io.jetstream.core.ring.RingTestSupport.writePayload;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,6 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -264,6 +267,36 @@ class RingProtocolTest {
             assertEquals(List.of(new Delivered(2, 40, 2)), drain(consumer, 1));
         } finally {
             victim.destroyForcibly();
+        }
+    }
+
+    @Test
+    void recordCommittedWhileItsProducerIsFoundDeadIsDeliveredNotSkipped() throws Exception {
+        // The consumer reads the header (WRITING), then checks the producer. If the producer commits
+        // and dies (or closes) in between, the check says dead but the record is complete: it must
+        // be delivered, not overwritten with FAILED. The clock the liveness check reads is the hook
+        // that commits at exactly that moment.
+        AtomicReference<Runnable> onLivenessCheck = new AtomicReference<>();
+        LongSupplier clock = () -> {
+            Runnable action = onLivenessCheck.getAndSet(null);
+            if (action != null) {
+                action.run();
+            }
+            return 1;
+        };
+        RingSettings s = settings(dir, 64 * 1024).withClock(clock, TimeUnit.MILLISECONDS.toNanos(100));
+        try (RingConsumer consumer = RingConsumer.create(s, "lastcommit");
+                RingProducer producer = RingProducer.attach(s, "lastcommit")) {
+            UnsafeBuffer raw = (UnsafeBuffer) producer.buffer();
+            int slotOffset = findSlotWithClaim(raw, -1, 0);
+            raw.putLong(slotOffset + RingDescriptor.SLOT_PID_OFFSET, RingTestSupport.deadPid());
+            int index = producer.tryClaim(3, 40);
+            writePayload(producer.buffer(), index, 3, 0, 40);
+            onLivenessCheck.set(producer::commit);
+
+            assertEquals(List.of(new Delivered(3, 40, 0)), drain(consumer, 1));
+            assertEquals(0, consumer.metrics().skipped());
+            assertNull(onLivenessCheck.get(), "the commit happened inside the liveness check");
         }
     }
 

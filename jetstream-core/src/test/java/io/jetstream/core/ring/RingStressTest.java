@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Timeout;
@@ -27,6 +28,9 @@ class RingStressTest {
     private static final int PRODUCERS = 4;
     private static final int RECORDS_PER_PRODUCER = 60_000;
     private static final int REPETITIONS = 5;
+    /** Claims per producer held open until the consumer reads past them (or {@link #LINGER_LIMIT_NANOS}). */
+    private static final int LONG_LINGERS = 3;
+    private static final long LINGER_LIMIT_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
     @TempDir
     Path tempDir;
@@ -47,7 +51,8 @@ class RingStressTest {
                 SplittableRandom random = new SplittableRandom(seed + id);
                 Thread t = new Thread(() -> {
                     try (RingProducer producer = RingProducer.attach(settings, "stress")) {
-                        expectedTuples[producerId] = produce(producer, producerId, random);
+                        expectedTuples[producerId] = produce(producer, producerId, random,
+                                () -> consumer.metrics().readAhead());
                     } catch (Throwable e) {
                         failure.compareAndSet(null, e);
                     }
@@ -82,9 +87,10 @@ class RingStressTest {
     }
 
     /** Returns the number of tuples committed (sequence numbers 0..n-1). */
-    private static long produce(RingProducer producer, int id, SplittableRandom random) {
+    private static long produce(RingProducer producer, int id, SplittableRandom random, LongSupplier readAhead) {
         UnsafeBuffer tuple = new UnsafeBuffer(new byte[512]);
         long sequence = 0;
+        int longLingers = LONG_LINGERS;
         for (int i = 0; i < RECORDS_PER_PRODUCER; i++) {
             int kind = random.nextInt(100);
             if (kind < 10) {
@@ -113,8 +119,17 @@ class RingStressTest {
                 continue;
             }
             writePayload(producer.buffer(), index, id, sequence, length);
-            if (kind < 22) {
-                Thread.yield(); // linger inside the claim so the consumer's right edge passes us
+            if (kind < 22 && longLingers > 0) {
+                // Hold the claim open until the consumer has delivered another producer's record past
+                // it, so every run covers read-ahead however the threads happen to be scheduled.
+                longLingers--;
+                long before = readAhead.getAsLong();
+                long end = System.nanoTime() + LINGER_LIMIT_NANOS;
+                while (readAhead.getAsLong() == before && System.nanoTime() < end) {
+                    Thread.yield();
+                }
+            } else if (kind < 22) {
+                Thread.yield(); // linger inside the claim so the consumer's right edge may pass us
             }
             producer.commit();
             sequence++;
