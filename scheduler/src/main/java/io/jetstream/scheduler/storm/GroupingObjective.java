@@ -27,9 +27,10 @@ import org.apache.storm.scheduler.ExecutorDetails;
  * what its worker's source tasks emit, so every evaluation propagates the rates through the components
  * in dependency order. Shuffle, fields, partial-key, custom and direct groupings spread a task's output
  * evenly over the target tasks, {@code all} copies it to every one, {@code global} sends it to the
- * lowest. An executor's load is the tuples its tasks receive (emit, for a spout); one that receives
- * nothing, such as {@code __acker} or {@code __system} outside the user topology, carries the smallest
- * executor load and no traffic. The value is
+ * lowest. An executor's load is the tuples its tasks receive (emit, for a spout). One that receives
+ * nothing whatever the placement ({@code __acker} or {@code __system} outside the user topology, a
+ * task {@code global} never picks) carries the smallest executor load and no traffic; a task that
+ * local-or-shuffle starves under one placement carries nothing there. The value is
  * inter-node traffic + {@code workerWeight} × inter-worker traffic + a penalty for every node whose load
  * exceeds {@code loadBound} times its share of capacity.
  *
@@ -43,6 +44,12 @@ final class GroupingObjective implements RefinementObjective {
     private final double loadBound;
     private final int executors;
     private final int workers;
+    /**
+     * Per executor: whether it receives nothing whatever the placement (an executor outside the user
+     * topology, such as {@code __acker}; a task {@code global} never picks). It costs the smallest
+     * executor load, as {@link ExecutorGraph} weighs it: it still runs a thread.
+     */
+    private final boolean[] structurallyIdle;
     /** Per task index: its executor; task indexes are grouped by component. */
     private final int[] executorOfTask;
     /** The tasks of component c are the task indexes [componentStart[c], componentStart[c + 1]). */
@@ -181,6 +188,13 @@ final class GroupingObjective implements RefinementObjective {
         for (int n = 0; n < nodeShare.length; n++) {
             nodeShare[n] = slots.nodes().get(n).capacity() / slots.totalCapacity();
         }
+        // Which executors the structure leaves idle: rates with local-or-shuffle read as shuffle,
+        // where the placement does not matter.
+        structurallyIdle = new boolean[executors];
+        evaluate(false);
+        for (int e = 0; e < executors; e++) {
+            structurallyIdle[e] = executorLoad[e] == 0;
+        }
     }
 
     /** The objective of a topology's executors as {@code graph} numbers them, placed on {@code slots}. */
@@ -301,6 +315,11 @@ final class GroupingObjective implements RefinementObjective {
     }
 
     private double evaluate() {
+        return evaluate(true);
+    }
+
+    /** @param localRouting whether local-or-shuffle prefers the sender's worker (false: plain shuffle) */
+    private double evaluate(boolean localRouting) {
         int nodes = slots.nodeCount();
         Arrays.fill(countInWorker, 0);
         Arrays.fill(countInNode, 0);
@@ -340,7 +359,7 @@ final class GroupingObjective implements RefinementObjective {
                     int inNode = countInNode[b * nodes + n];
                     switch (kind) {
                         case LOCAL_OR_SHUFFLE -> {
-                            if (inWorker > 0) {
+                            if (localRouting && inWorker > 0) {
                                 localSum[w] += r;
                                 total += r;
                             } else {
@@ -373,8 +392,7 @@ final class GroupingObjective implements RefinementObjective {
                 out[t] = in;
             }
         }
-        // As ExecutorGraph weighs them: an executor that receives nothing (a system executor, a
-        // target the placement starves) still costs the smallest executor load.
+        // A task that local-or-shuffle starves under this placement really carries nothing.
         Arrays.fill(executorLoad, 0);
         for (int t = 0; t < out.length; t++) {
             executorLoad[executorOfTask[t]] += out[t];
@@ -382,7 +400,7 @@ final class GroupingObjective implements RefinementObjective {
         double smallest = TopologyStructure.smallestPositive(executorLoad);
         double totalLoad = 0;
         for (int e = 0; e < executors; e++) {
-            double l = executorLoad[e] > 0 ? executorLoad[e] : smallest;
+            double l = structurallyIdle[e] ? smallest : executorLoad[e];
             nodeLoad[slots.nodeOfWorker(workerOf[e])] += l;
             totalLoad += l;
         }

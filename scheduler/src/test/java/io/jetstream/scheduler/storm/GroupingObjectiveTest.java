@@ -92,9 +92,20 @@ class GroupingObjectiveTest {
         GroupingObjective o = objective(builder.createTopology(), executors("a", 2, "b", 2, "c", 2),
                 NodeSlots.ofWorkers(1, 1), 0, 0, 0, 1, 1, 0);
         // b1 takes both spouts' output (2) and spreads it over c1 (across) and c2; b2 receives nothing
-        // and counts as the smallest executor load (1). Node 0: 1 + 1 + 2 + 1 of 7.
+        // and carries nothing. Node 0: 1 + 1 + 2 + 1 of 6.
         assertEquals(1.0 / 4, o.interNodeFraction(), 1e-12);
-        assertEquals(5.0 / 7 / 0.5, o.maxRelativeNodeLoad(), 1e-12);
+        assertEquals(5.0 / 6 / 0.5, o.maxRelativeNodeLoad(), 1e-12);
+    }
+
+    @Test
+    void anExecutorOutsideTheUserTopologyCostsTheSmallestLoad() {
+        // a1 b1 | a2 b2 as in the first case, plus an __acker executor on node 1: it receives nothing
+        // the model knows of, yet runs a thread, so it weighs as the smallest executor (1).
+        Map<ExecutorDetails, String> executors = executors("a", 2, "b", 2);
+        executors.put(new ExecutorDetails(5, 5), "__acker");
+        GroupingObjective o = objective(spoutToBolt(), executors, NodeSlots.ofWorkers(1, 1), 0, 1, 0, 1, 1);
+        assertEquals(0, o.interNodeFraction(), 1e-12);
+        assertEquals(3.0 / 5 / 0.5, o.maxRelativeNodeLoad(), 1e-12);
     }
 
     @Test
