@@ -173,6 +173,9 @@ public final class RingConsumer implements AutoCloseable {
                         }
                         break; // claimed by a live producer that has not written its header yet
                     }
+                    if (buffer.getLongVolatile(offset) != 0) {
+                        continue; // its producer wrote the header before it died: read the record
+                    }
                     add(metrics.skipped, 1);
                     LOG.warn("Ring {}: skipped {} bytes claimed at position {} by a producer that died before writing",
                             ring.file, abandoned, position);
@@ -355,23 +358,34 @@ public final class RingConsumer implements AutoCloseable {
     }
 
     /**
-     * Length of the claim at {@code position} if the producer that announced it is dead, else 0.
-     * Only dead producers count: a live producer that failed its CAS at this position will announce
-     * another one, and a live winner will write its header.
+     * Bytes from {@code position} to the end of the claim covering it, if the producer that announced
+     * that claim is dead, else 0. A claim is announced before the CAS that makes it, so an
+     * announcement may be stale (its producer lost the CAS and died before announcing again): while
+     * any live producer announces this claim, the space is waited for, since that producer may have
+     * won it. At the start of the ring the claim may also have begun earlier: a wrapping claim is its
+     * padding and then the record at the start, and its producer may die between the two headers.
      */
     private int abandonedClaimLength(long position) {
+        boolean ringStart = (position & ring.mask) == 0;
+        long end = -1;
         for (int slot = 0; slot < RingDescriptor.MAX_PRODUCERS; slot++) {
             int slotOffset = RingDescriptor.slotOffset(slot);
-            if (buffer.getLongVolatile(slotOffset + RingDescriptor.SLOT_CLAIM_POSITION_OFFSET) == position
-                    && buffer.getIntVolatile(slotOffset + RingDescriptor.SLOT_STATE_OFFSET) == RingDescriptor.SLOT_ACTIVE
-                    && !slotAlive(slot, slotOffset, buffer.getIntVolatile(slotOffset + RingDescriptor.SLOT_GENERATION_OFFSET))) {
-                int length = buffer.getIntVolatile(slotOffset + RingDescriptor.SLOT_CLAIM_LENGTH_OFFSET);
-                if (length > 0 && buffer.getLongVolatile(slotOffset + RingDescriptor.SLOT_CLAIM_POSITION_OFFSET) == position) {
-                    return length;
-                }
+            long claimed = buffer.getLongVolatile(slotOffset + RingDescriptor.SLOT_CLAIM_POSITION_OFFSET);
+            if (claimed < 0 || claimed > position || (claimed < position && !ringStart)
+                    || buffer.getIntVolatile(slotOffset + RingDescriptor.SLOT_STATE_OFFSET) != RingDescriptor.SLOT_ACTIVE) {
+                continue;
             }
+            int length = buffer.getIntVolatile(slotOffset + RingDescriptor.SLOT_CLAIM_LENGTH_OFFSET);
+            if (length <= 0 || length > ring.capacity || position >= claimed + length
+                    || buffer.getLongVolatile(slotOffset + RingDescriptor.SLOT_CLAIM_POSITION_OFFSET) != claimed) {
+                continue;
+            }
+            if (slotAlive(slot, slotOffset, buffer.getIntVolatile(slotOffset + RingDescriptor.SLOT_GENERATION_OFFSET))) {
+                return 0;
+            }
+            end = Math.max(end, claimed + length);
         }
-        return 0;
+        return end < 0 ? 0 : (int) (end - position);
     }
 
     /** Path of the ring file; producers attach to it by name. */

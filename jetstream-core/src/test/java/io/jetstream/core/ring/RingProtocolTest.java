@@ -334,6 +334,103 @@ class RingProtocolTest {
         }
     }
 
+    /** Announces, in the ring's slot 40, a claim by a producer that has died. */
+    private static void announceDeadClaim(UnsafeBuffer raw, long position, int length) throws Exception {
+        int slot = RingDescriptor.slotOffset(40);
+        raw.putLong(slot + RingDescriptor.SLOT_PID_OFFSET, RingTestSupport.deadPid());
+        raw.putInt(slot + RingDescriptor.SLOT_GENERATION_OFFSET, 1);
+        raw.putInt(slot + RingDescriptor.SLOT_CLAIM_LENGTH_OFFSET, length);
+        raw.putLong(slot + RingDescriptor.SLOT_CLAIM_POSITION_OFFSET, position);
+        raw.putIntVolatile(slot + RingDescriptor.SLOT_STATE_OFFSET, RingDescriptor.SLOT_ACTIVE);
+    }
+
+    /** A clock for the liveness throttle that moves a second per reading. */
+    private static LongSupplier steppingClock() {
+        AtomicLong time = new AtomicLong();
+        return () -> time.addAndGet(TimeUnit.SECONDS.toNanos(1));
+    }
+
+    @Test
+    void aRecordWrittenJustBeforeItsProducerDiedIsDeliveredNotSkipped() throws Exception {
+        // The consumer finds no header, then looks for the claim's producer. If that producer wrote
+        // and committed its record in between and then died, the record is complete: deliver it.
+        AtomicReference<Runnable> afterHeaderRead = new AtomicReference<>();
+        LongSupplier stepping = steppingClock();
+        LongSupplier clock = () -> {
+            Runnable action = afterHeaderRead.getAndSet(null);
+            if (action != null) {
+                action.run();
+            }
+            return stepping.getAsLong();
+        };
+        RingSettings s = settings(dir, 64 * 1024).withClock(clock, TimeUnit.MILLISECONDS.toNanos(1));
+        try (RingConsumer consumer = RingConsumer.create(s, "diedaftercommit");
+                RingProducer producer = RingProducer.attach(s, "diedaftercommit")) {
+            UnsafeBuffer raw = (UnsafeBuffer) producer.buffer();
+            announceDeadClaim(raw, 0, RecordDescriptor.recordLength(48));
+            raw.putLongVolatile(RingDescriptor.TAIL_OFFSET, RecordDescriptor.recordLength(48));
+            int offset = RingDescriptor.HEADER_LENGTH; // position 0
+            afterHeaderRead.set(() -> {
+                raw.putInt(offset + RecordDescriptor.TARGET_OFFSET, 7);
+                raw.putInt(offset + RecordDescriptor.GENERATION_OFFSET, 1);
+                writePayload(raw, offset + RecordDescriptor.HEADER_LENGTH, 7, 0, 48);
+                raw.putLongOrdered(offset, RecordDescriptor.header(48, RecordDescriptor.STATUS_READY, RecordDescriptor.TYPE_DATA, 40));
+            });
+
+            assertEquals(List.of(new Delivered(7, 48, 0)), drain(consumer, 1));
+            assertNull(afterHeaderRead.get(), "the record was written after the consumer read an empty header");
+            assertEquals(0, consumer.metrics().skipped());
+        }
+    }
+
+    @Test
+    void aWrappingClaimWhoseProducerDiedBetweenPaddingAndRecordIsSkippedWhole() throws Exception {
+        int capacity = 4096;
+        RingSettings s = settings(dir, capacity).withClock(steppingClock(), TimeUnit.MILLISECONDS.toNanos(1));
+        try (RingConsumer consumer = RingConsumer.create(s, "wrapdeath");
+                RingProducer producer = RingProducer.attach(s, "wrapdeath")) {
+            int record = RecordDescriptor.recordLength(48);
+            int before = capacity / record - 1;
+            for (int i = 0; i < before; i++) {
+                send(producer, 5, i, 48);
+            }
+            assertEquals(before, drain(consumer, before).size());
+            // A producer claimed the last 64 bytes (padding) plus a record at the start of the ring,
+            // wrote the padding and died before the record's header.
+            UnsafeBuffer raw = (UnsafeBuffer) producer.buffer();
+            long claimed = (long) before * record;
+            int toEnd = capacity - (int) claimed;
+            announceDeadClaim(raw, claimed, toEnd + record);
+            raw.putLongOrdered(RingDescriptor.HEADER_LENGTH + (int) claimed,
+                    RecordDescriptor.header(toEnd, RecordDescriptor.STATUS_READY, RecordDescriptor.TYPE_PADDING, 40));
+            raw.putLongVolatile(RingDescriptor.TAIL_OFFSET, claimed + toEnd + record);
+
+            send(producer, 5, before, 48);
+            assertEquals(List.of(new Delivered(5, 48, before)), drain(consumer, 1));
+            assertEquals(1, consumer.metrics().skipped());
+        }
+    }
+
+    @Test
+    void aLiveProducersClaimIsWaitedForEvenIfADeadOneAnnouncedTheSamePosition() throws Exception {
+        // A claim is announced before the CAS that makes it: a producer that lost the CAS at this
+        // position and died leaves a stale announcement. The live winner's must win.
+        RingSettings s = settings(dir, 64 * 1024).withClock(steppingClock(), TimeUnit.MILLISECONDS.toNanos(1));
+        try (RingConsumer consumer = RingConsumer.create(s, "stale");
+                RingProducer producer = RingProducer.attach(s, "stale")) {
+            UnsafeBuffer raw = (UnsafeBuffer) producer.buffer();
+            int live = findSlotWithClaim(raw, -1, 0);
+            raw.putInt(live + RingDescriptor.SLOT_CLAIM_LENGTH_OFFSET, 64);
+            raw.putLongVolatile(live + RingDescriptor.SLOT_CLAIM_POSITION_OFFSET, 0);
+            announceDeadClaim(raw, 0, 64);
+            raw.putLongVolatile(RingDescriptor.TAIL_OFFSET, 64);
+            for (int i = 0; i < 5; i++) {
+                assertEquals(0, consumer.poll((t, b, o, l) -> {}, 10));
+            }
+            assertEquals(0, consumer.metrics().skipped(), "the live producer may have won the space");
+        }
+    }
+
     @Test
     void spaceClaimedByALiveProducerIsWaitedForEvenWithoutAHeader() {
         AtomicLong clock = new AtomicLong(1);
