@@ -12,6 +12,8 @@ final class OutboundBatch {
     /** Route it was last written to, or -1 while unsent. */
     int route = -1;
     boolean sentBefore;
+    /** When it was last written to a route (the sender's clock). */
+    long sentNanos;
 
     OutboundBatch(long sequence, ByteBuf frame, int records, long sealedNanos) {
         this.sequence = sequence;

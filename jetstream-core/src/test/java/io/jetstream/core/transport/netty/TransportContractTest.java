@@ -249,7 +249,8 @@ abstract class TransportContractTest {
             }
         }
         // The receiver drains at most 50,000 x 108 B/s = 5.4 MB/s: 20 ms of it is at most 108 KB (bound 256 KiB).
-        assertTrue(s.outboxLimitBytes() <= 1L << 20, "outbox bound " + s.outboxLimitBytes() + " B of 64 MiB configured");
+        assertTrue(s.outboxLimitBytes() <= 1L << 20, "outbox bound " + s.outboxLimitBytes() + " B of 64 MiB configured after "
+                + sent + " records offered: " + s.metrics() + ", last decision " + s.controller().lastDecision());
         s.flush();
         long total = sent;
         await(total + " records", 30, () -> c.size() >= total);
