@@ -258,6 +258,34 @@ abstract class TransportContractTest {
     }
 
     @Test
+    void lateAcknowledgementsBoundTheOutboxBeforeTheWindowFills() throws Exception {
+        // A slow receiver (100 µs a record) behind socket buffers large enough to take all 1 MB sent:
+        // under half the 4 MiB window and half the outbox is ever in flight, so only the lateness of
+        // the acknowledgements shows the backlog. It must be measured and the outbox bounded.
+        Map<String, Object> o = Map.of("transport.reliability", "acknowledged", "batch.max-event-delay-ms", 20L);
+        Collector c = new Collector();
+        StreamReceiver r = transport("receiver", o).bind(0, new io.jetstream.core.transport.DeliveryHandler() {
+            @Override
+            public void deliver(io.jetstream.core.transport.StreamKey stream, long sequence, DeliveredBatch records) {
+                java.util.concurrent.locks.LockSupport.parkNanos(100_000L * records.count());
+                c.deliver(stream, sequence, records);
+            }
+        }, t -> true, SequenceStore.inMemory());
+        StreamSender s = transport("sender", o).openSender("s", at(r), ControlListener.NONE);
+        await("route ready", 10, s::isReady);
+        long configured = s.outboxLimitBytes();
+        int records = 10_000;
+        for (int i = 0; i < records; i++) {
+            byte[] rec = record(i, 100);
+            assertTrue(s.offer(0, rec, 0, rec.length), "1 MB fits the configured outbox");
+        }
+        s.flush();
+        await("an outbox bound from the measured drain", 20, () -> s.outboxLimitBytes() < configured);
+        await(records + " records", 30, () -> c.size() >= records);
+        assertInOrder(c, records);
+    }
+
+    @Test
     void severalRoutesKeepStrictOrder() throws Exception {
         Map<String, Object> o = Map.of("transport.reliability", "acknowledged", "batch.max-routes", 4,
                 "batch.mode", "fixed", "batch.fixed.target-bytes", 512);
