@@ -334,6 +334,14 @@ class RingProtocolTest {
         }
     }
 
+    /** The live producer (the ring's only one) claims {@code length} bytes at position 0 and writes no header yet. */
+    private static void claimWithoutHeader(UnsafeBuffer raw, int length) {
+        int slot = findSlotWithClaim(raw, -1, 0);
+        raw.putInt(slot + RingDescriptor.SLOT_CLAIM_LENGTH_OFFSET, length);
+        raw.putLongVolatile(slot + RingDescriptor.SLOT_CLAIM_POSITION_OFFSET, 0);
+        raw.putLongVolatile(RingDescriptor.TAIL_OFFSET, length);
+    }
+
     /** Announces, in the ring's slot 40, a claim by a producer that has died. */
     private static void announceDeadClaim(UnsafeBuffer raw, long position, int length) throws Exception {
         int slot = RingDescriptor.slotOffset(40);
@@ -419,11 +427,8 @@ class RingProtocolTest {
         try (RingConsumer consumer = RingConsumer.create(s, "stale");
                 RingProducer producer = RingProducer.attach(s, "stale")) {
             UnsafeBuffer raw = (UnsafeBuffer) producer.buffer();
-            int live = findSlotWithClaim(raw, -1, 0);
-            raw.putInt(live + RingDescriptor.SLOT_CLAIM_LENGTH_OFFSET, 64);
-            raw.putLongVolatile(live + RingDescriptor.SLOT_CLAIM_POSITION_OFFSET, 0);
+            claimWithoutHeader(raw, 64);
             announceDeadClaim(raw, 0, 64);
-            raw.putLongVolatile(RingDescriptor.TAIL_OFFSET, 64);
             for (int i = 0; i < 5; i++) {
                 assertEquals(0, consumer.poll((t, b, o, l) -> {}, 10));
             }
@@ -438,10 +443,7 @@ class RingProtocolTest {
         try (RingConsumer consumer = RingConsumer.create(s, "slowclaim");
                 RingProducer producer = RingProducer.attach(s, "slowclaim")) {
             UnsafeBuffer raw = (UnsafeBuffer) producer.buffer();
-            int slot = findSlotWithClaim(raw, -1, 0);
-            raw.putInt(slot + RingDescriptor.SLOT_CLAIM_LENGTH_OFFSET, 64);
-            raw.putLongVolatile(slot + RingDescriptor.SLOT_CLAIM_POSITION_OFFSET, 0);
-            raw.putLongVolatile(RingDescriptor.TAIL_OFFSET, 64);
+            claimWithoutHeader(raw, 64);
             for (int i = 0; i < 5; i++) {
                 clock.addAndGet(1_000_000_000L);
                 assertEquals(0, consumer.poll((t, b, o, l) -> {}, 10));

@@ -71,6 +71,21 @@ abstract class TransportContractTest {
         return c;
     }
 
+    /** A receiver that takes {@code nanosPerRecord} of CPU per record before handing it to {@code c}. */
+    private StreamReceiver slowReceiver(Map<String, Object> options, Collector c, long nanosPerRecord)
+            throws InterruptedException {
+        return transport("receiver", options).bind(0, new io.jetstream.core.transport.DeliveryHandler() {
+            @Override
+            public void deliver(io.jetstream.core.transport.StreamKey stream, long sequence, DeliveredBatch records) {
+                long until = System.nanoTime() + nanosPerRecord * records.count();
+                while (System.nanoTime() < until) {
+                    Thread.onSpinWait();
+                }
+                c.deliver(stream, sequence, records);
+            }
+        }, t -> true, SequenceStore.inMemory());
+    }
+
     private static InetSocketAddress at(StreamReceiver r) {
         return new InetSocketAddress("127.0.0.1", r.localAddress().getPort());
     }
@@ -226,16 +241,7 @@ abstract class TransportContractTest {
     void underOverloadTheAdaptiveOutboxHoldsWhatTheLinkDrainsWithinTheDelayBound() throws Exception {
         Map<String, Object> o = Map.of("transport.reliability", "acknowledged", "batch.max-event-delay-ms", 20L);
         Collector c = new Collector();
-        StreamReceiver r = transport("receiver", o).bind(0, new io.jetstream.core.transport.DeliveryHandler() {
-            @Override
-            public void deliver(io.jetstream.core.transport.StreamKey stream, long sequence, DeliveredBatch records) {
-                long until = System.nanoTime() + 20_000L * records.count(); // at most 50,000 records/s
-                while (System.nanoTime() < until) {
-                    Thread.onSpinWait();
-                }
-                c.deliver(stream, sequence, records);
-            }
-        }, t -> true, SequenceStore.inMemory());
+        StreamReceiver r = slowReceiver(o, c, 20_000); // at most 50,000 records/s
         StreamSender s = transport("sender", o).openSender("s", at(r), ControlListener.NONE);
         await("route ready", 10, s::isReady);
         long sent = 0;
@@ -264,13 +270,7 @@ abstract class TransportContractTest {
         // the acknowledgements shows the backlog. It must be measured and the outbox bounded.
         Map<String, Object> o = Map.of("transport.reliability", "acknowledged", "batch.max-event-delay-ms", 20L);
         Collector c = new Collector();
-        StreamReceiver r = transport("receiver", o).bind(0, new io.jetstream.core.transport.DeliveryHandler() {
-            @Override
-            public void deliver(io.jetstream.core.transport.StreamKey stream, long sequence, DeliveredBatch records) {
-                java.util.concurrent.locks.LockSupport.parkNanos(100_000L * records.count());
-                c.deliver(stream, sequence, records);
-            }
-        }, t -> true, SequenceStore.inMemory());
+        StreamReceiver r = slowReceiver(o, c, 100_000);
         StreamSender s = transport("sender", o).openSender("s", at(r), ControlListener.NONE);
         await("route ready", 10, s::isReady);
         long configured = s.outboxLimitBytes();
