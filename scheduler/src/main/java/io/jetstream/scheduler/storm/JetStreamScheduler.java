@@ -9,9 +9,8 @@ import io.jetstream.scheduler.placement.Placement;
 import io.jetstream.scheduler.placement.PlacementPlanner;
 import io.jetstream.scheduler.placement.RebalancePolicy;
 import io.jetstream.scheduler.placement.TaskGraph;
-import io.jetstream.scheduler.traffic.DirectoryTrafficStore;
 import io.jetstream.scheduler.traffic.TrafficSnapshot;
-import java.nio.file.Path;
+import io.jetstream.scheduler.traffic.TrafficStore;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -20,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.LongSupplier;
+import org.apache.storm.cluster.DaemonType;
 import org.apache.storm.metric.StormMetricsRegistry;
 import org.apache.storm.scheduler.Cluster;
 import org.apache.storm.scheduler.EvenScheduler;
@@ -67,7 +67,7 @@ public class JetStreamScheduler implements IScheduler {
     private JetStreamSchedulerOptions.NodeKey nodeKey;
     private PlacementPlanner planner;
     private RebalancePolicy rebalancePolicy;
-    private DirectoryTrafficStore trafficStore;
+    private TrafficStore trafficStore;
     private long staleAfterMillis;
     private Meter placements;
     private Meter rebalances;
@@ -95,12 +95,14 @@ public class JetStreamScheduler implements IScheduler {
                 config.get(JetStreamSchedulerOptions.REBALANCE_MIN_GAIN),
                 config.get(JetStreamSchedulerOptions.REBALANCE_MIN_TRAFFIC),
                 config.get(JetStreamSchedulerOptions.REBALANCE_MAX_IMBALANCE));
-        String dir = config.get(JetStreamSchedulerOptions.TRAFFIC_DIR);
-        trafficStore = dir.isEmpty() ? null : new DirectoryTrafficStore(Path.of(dir));
+        trafficStore = mode == JetStreamSchedulerOptions.Mode.ONLINE
+                ? TrafficStores.open(config, conf, DaemonType.NIMBUS) : null;
         staleAfterMillis = config.get(JetStreamSchedulerOptions.TRAFFIC_STALE_MS);
         if (mode == JetStreamSchedulerOptions.Mode.ONLINE && trafficStore == null) {
-            LOG.warn("JetStream scheduler in online mode without {}: placing from structure only, never rebalancing",
-                    config.keyOf(JetStreamSchedulerOptions.TRAFFIC_DIR));
+            LOG.warn("JetStream scheduler in online mode with the directory store and no {}: placing from structure "
+                    + "only, never rebalancing", config.keyOf(JetStreamSchedulerOptions.TRAFFIC_DIR));
+        } else if (trafficStore != null) {
+            LOG.info("JetStream scheduler reads traffic records from {}", trafficStore.location());
         }
         StormMetricsRegistry registry = metricsRegistry == null ? new StormMetricsRegistry() : metricsRegistry;
         placements = registry.registerMeter("jetstream-scheduler:placements");
@@ -109,6 +111,14 @@ public class JetStreamScheduler implements IScheduler {
         registry.registerGauge("jetstream-scheduler:last-inter-node-traffic-fraction", () -> lastInterNodeFraction);
         registry.registerGauge("jetstream-scheduler:last-max-node-load", () -> lastNodeImbalance);
         LOG.info("JetStream scheduler prepared with {}", config);
+    }
+
+    @Override
+    public void cleanup() {
+        if (trafficStore != null) {
+            trafficStore.close();
+            trafficStore = null;
+        }
     }
 
     @Override

@@ -24,6 +24,14 @@ public final class JetStreamSchedulerOptions {
         ONLINE
     }
 
+    /** Where the traffic hook's records go and Nimbus reads them. */
+    public enum TrafficStoreKind {
+        /** Files under {@code scheduler.traffic.dir}, which Nimbus and every worker must share. */
+        DIRECTORY,
+        /** The cluster's ZooKeeper, through Storm's own client: no shared mount. */
+        ZOOKEEPER
+    }
+
     /** What counts as a node, the unit TurboStream balances and keeps traffic inside. */
     public enum NodeKey {
         /** Supervisors on one host are one node (traffic between them never leaves the host). */
@@ -35,7 +43,7 @@ public final class JetStreamSchedulerOptions {
     public static final ConfigOption<Mode> MODE = ConfigOption.enumOption(
             "scheduler.mode", Mode.class, Mode.ONLINE,
             "`offline`: place from structure only; `online`: also rebalance running topologies from the traffic "
-                    + "their tasks record (needs `scheduler.traffic.dir` and the hook).");
+                    + "their tasks record (needs the hook, and `scheduler.traffic.dir` with the directory store).");
 
     public static final ConfigOption<NodeKey> NODE = ConfigOption.enumOption(
             "scheduler.node", NodeKey.class, NodeKey.HOST,
@@ -81,12 +89,19 @@ public final class JetStreamSchedulerOptions {
             "scheduler.refine.time-budget-ms", 300, 0, 60_000,
             "Longest the final k-way pass may run per placement (it stops earlier once changes stop paying).");
 
+    public static final ConfigOption<TrafficStoreKind> TRAFFIC_STORE = ConfigOption.enumOption(
+            "scheduler.traffic.store", TrafficStoreKind.class, TrafficStoreKind.DIRECTORY,
+            "Where the traffic hook writes and Nimbus reads: `directory` (`scheduler.traffic.dir`, shared by Nimbus "
+                    + "and every worker) or `zookeeper` (the cluster's ZooKeeper under "
+                    + "`<storm.zookeeper.root>/jetstream-traffic`, through Storm's own client: no shared mount; a "
+                    + "task's record must stay under 1 MB, about 40,000 target tasks).");
+
     public static final ConfigOption<String> TRAFFIC_DIR = ConfigOption.optionalStringOption(
             "scheduler.traffic.dir",
-            "Directory the traffic hook writes to and Nimbus reads from (one file per task under a folder per "
-                    + "topology). It must be the same directory for Nimbus and every worker: a local path on a "
-                    + "single host, a shared mount otherwise. Empty: no traffic is recorded and online mode never "
-                    + "rebalances.");
+            "With the directory store: the directory the traffic hook writes to and Nimbus reads from (one file "
+                    + "per task under a folder per topology). It must be the same directory for Nimbus and every "
+                    + "worker: a local path on a single host, a shared mount otherwise. Empty: no traffic is recorded "
+                    + "and online mode never rebalances.");
 
     public static final ConfigOption<Long> TRAFFIC_WINDOW_MS = ConfigOption.longOption(
             "scheduler.traffic.window-ms", 10_000, 100, 3_600_000,
@@ -130,7 +145,7 @@ public final class JetStreamSchedulerOptions {
                     + "`topology.auto.task.hooks`). See docs/scheduler.md.",
             List.of(MODE, NODE, WITHIN_NODE, TASK_THRESHOLD, MAX_PARENT_SHARE, BALANCE_FACTOR, MAX_BFS_STARTS, REFINE,
                     REFINE_ATTEMPTS, REFINE_TIME_BUDGET_MS,
-                    TRAFFIC_DIR, TRAFFIC_WINDOW_MS, TRAFFIC_SMOOTHING, TRAFFIC_STALE_MS,
+                    TRAFFIC_STORE, TRAFFIC_DIR, TRAFFIC_WINDOW_MS, TRAFFIC_SMOOTHING, TRAFFIC_STALE_MS,
                     REBALANCE_MIN_PERIOD_MS, REBALANCE_MIN_GAIN, REBALANCE_MIN_TRAFFIC, REBALANCE_MAX_IMBALANCE));
 
     /**

@@ -3,12 +3,11 @@ package io.jetstream.scheduler.storm;
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.InvalidConfigurationException;
 import io.jetstream.core.config.JetStreamConfig;
-import io.jetstream.scheduler.traffic.DirectoryTrafficStore;
 import io.jetstream.scheduler.traffic.TaskTraffic;
 import io.jetstream.scheduler.traffic.TrafficRecorder;
+import io.jetstream.scheduler.traffic.TrafficStore;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +15,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.apache.storm.cluster.DaemonType;
 import org.apache.storm.hooks.BaseTaskHook;
 import org.apache.storm.hooks.info.BoltExecuteInfo;
 import org.apache.storm.hooks.info.EmitInfo;
@@ -30,40 +30,46 @@ import org.slf4j.LoggerFactory;
  * cluster-wide:
  * <pre>
  * topology.auto.task.hooks: ["io.jetstream.scheduler.storm.TrafficRecordingHook"]
- * jetstream.scheduler.traffic.dir: "/shared/jetstream-traffic"
+ * jetstream.scheduler.traffic.store: "zookeeper"     # or "directory" with
+ * # jetstream.scheduler.traffic.dir: "/shared/jetstream-traffic"
  * </pre>
  *
  * <p>Threading: Storm calls a hook on its task's executor thread. Counting allocates nothing; once per
- * window a record is built and its file written by one daemon thread per worker, off the executor.
+ * window a record is built and written by one daemon thread per worker, off the executor, through
+ * one store per worker (one ZooKeeper session, not one per task).
  */
 public class TrafficRecordingHook extends BaseTaskHook {
     private static final Logger LOG = LoggerFactory.getLogger(TrafficRecordingHook.class);
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static final ThreadLocal<long[]> LAST_THREAD_CPU = ThreadLocal.withInitial(() -> new long[] {-1});
     private static final Object WRITER_LOCK = new Object();
+    /** The worker's writer thread and store, shared by its hooks; guarded by {@link #WRITER_LOCK}. */
     private static ExecutorService writer;
+    private static TrafficStore store;
     private static int openHooks;
 
     private TrafficRecorder recorder;
     private String topologyId;
-    private DirectoryTrafficStore store;
 
     @Override
     public void prepare(Map<String, Object> conf, TopologyContext context) {
         JetStreamConfig config = JetStreamConfig.load(ConfigScope.STORM, conf, JetStreamSchedulerOptions.GROUP);
-        String dir = config.get(JetStreamSchedulerOptions.TRAFFIC_DIR);
-        if (dir.isEmpty()) {
-            throw new InvalidConfigurationException(config.keyOf(JetStreamSchedulerOptions.TRAFFIC_DIR), dir,
-                    "a directory shared with Nimbus: " + getClass().getName() + " is registered in "
+        if (config.get(JetStreamSchedulerOptions.TRAFFIC_STORE) == JetStreamSchedulerOptions.TrafficStoreKind.DIRECTORY
+                && config.get(JetStreamSchedulerOptions.TRAFFIC_DIR).isEmpty()) {
+            throw new InvalidConfigurationException(config.keyOf(JetStreamSchedulerOptions.TRAFFIC_DIR), "",
+                    "a directory shared with Nimbus (or " + config.keyOf(JetStreamSchedulerOptions.TRAFFIC_STORE)
+                            + ": zookeeper): " + getClass().getName() + " is registered in "
                             + "topology.auto.task.hooks and has nowhere to write");
         }
         topologyId = context.getStormId();
-        store = new DirectoryTrafficStore(Path.of(dir));
         long windowNanos = TimeUnit.MILLISECONDS.toNanos(config.get(JetStreamSchedulerOptions.TRAFFIC_WINDOW_MS));
         recorder = new TrafficRecorder(context.getThisTaskId(), windowNanos,
                 config.get(JetStreamSchedulerOptions.TRAFFIC_SMOOTHING), System::nanoTime,
                 System::currentTimeMillis, TrafficRecordingHook::threadCpuSinceLastCall, this::submit);
         synchronized (WRITER_LOCK) {
+            if (store == null) {
+                store = TrafficStores.open(config, conf, DaemonType.WORKER);
+            }
             if (writer == null) {
                 writer = Executors.newSingleThreadExecutor(r -> {
                     Thread t = new Thread(r, "jetstream-traffic-writer");
@@ -73,7 +79,7 @@ public class TrafficRecordingHook extends BaseTaskHook {
             }
             openHooks++;
         }
-        LOG.debug("Recording traffic of task {} of {} into {}", context.getThisTaskId(), topologyId, dir);
+        LOG.debug("Recording traffic of task {} of {} into {}", context.getThisTaskId(), topologyId, store.location());
     }
 
     private static long threadCpuSinceLastCall() {
@@ -89,8 +95,10 @@ public class TrafficRecordingHook extends BaseTaskHook {
 
     private void submit(TaskTraffic traffic) {
         ExecutorService w;
+        TrafficStore s;
         synchronized (WRITER_LOCK) {
             w = writer;
+            s = store;
         }
         if (w == null) {
             return;
@@ -98,9 +106,9 @@ public class TrafficRecordingHook extends BaseTaskHook {
         try {
             w.execute(() -> {
                 try {
-                    store.write(topologyId, traffic);
+                    s.write(topologyId, traffic);
                 } catch (Exception e) {
-                    LOG.warn("Cannot write traffic record of task {} into {}: {}", traffic.taskId(), store.root(),
+                    LOG.warn("Cannot write traffic record of task {} into {}: {}", traffic.taskId(), s.location(),
                             e.toString());
                 }
             });
@@ -132,8 +140,12 @@ public class TrafficRecordingHook extends BaseTaskHook {
     public void cleanup() {
         synchronized (WRITER_LOCK) {
             if (--openHooks == 0 && writer != null) {
+                // The writer finishes what it was given, then the store closes behind it.
+                TrafficStore closing = store;
+                writer.execute(closing::close);
                 writer.shutdown();
                 writer = null;
+                store = null;
             }
         }
     }

@@ -14,7 +14,6 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,9 +24,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe: writes of different tasks go to different files; a reader never sees a partial file.
  */
-public final class DirectoryTrafficStore {
+public final class DirectoryTrafficStore implements TrafficStore {
     private static final Logger LOG = LoggerFactory.getLogger(DirectoryTrafficStore.class);
-    private static final Pattern SAFE_ID = Pattern.compile("[A-Za-z0-9._-]{1,200}");
     private static final String SUFFIX = ".traffic";
     /** A record is a few lines per target; anything larger than this is not one of ours. */
     static final long MAX_RECORD_BYTES = (long) TrafficRecordFormat.MAX_TARGETS * 48 + 4096;
@@ -38,18 +36,16 @@ public final class DirectoryTrafficStore {
         this.root = root;
     }
 
-    public Path root() {
-        return root;
+    @Override
+    public String location() {
+        return root.toString();
     }
 
     private Path topologyDir(String topologyId) {
-        if (!SAFE_ID.matcher(topologyId).matches() || topologyId.startsWith(".")) {
-            throw new IllegalArgumentException("topology id '" + topologyId + "' is not a safe directory name");
-        }
-        return root.resolve(topologyId);
+        return root.resolve(TrafficStore.checkedTopologyId(topologyId));
     }
 
-    /** Replaces the record of one task. */
+    @Override
     public void write(String topologyId, TaskTraffic traffic) throws IOException {
         Path dir = topologyDir(topologyId);
         Files.createDirectories(dir);
@@ -69,11 +65,7 @@ public final class DirectoryTrafficStore {
         }
     }
 
-    /**
-     * Reads a topology's records whose newest window ended after {@code nowMillis - staleAfterMillis}.
-     * A corrupt record is skipped with a warning naming the file and the problem (the others still
-     * count); a missing directory is an empty snapshot.
-     */
+    @Override
     public TrafficSnapshot read(String topologyId, long nowMillis, long staleAfterMillis) {
         Path dir = topologyDir(topologyId);
         if (!Files.isDirectory(dir)) {
@@ -117,7 +109,7 @@ public final class DirectoryTrafficStore {
         }
     }
 
-    /** Deletes the records of topologies not in {@code live} (killed topologies). */
+    @Override
     public void prune(Set<String> live) {
         if (!Files.isDirectory(root)) {
             return;
@@ -125,7 +117,7 @@ public final class DirectoryTrafficStore {
         try (DirectoryStream<Path> dirs = Files.newDirectoryStream(root, Files::isDirectory)) {
             for (Path dir : dirs) {
                 String id = dir.getFileName().toString();
-                if (!live.contains(id) && SAFE_ID.matcher(id).matches()) {
+                if (!live.contains(id) && SAFE_TOPOLOGY_ID.matcher(id).matches()) {
                     deleteRecords(dir);
                 }
             }

@@ -1,5 +1,6 @@
 package io.jetstream.scheduler.storm;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -15,6 +16,7 @@ import java.util.function.Predicate;
 import org.apache.storm.Config;
 import org.apache.storm.DaemonConfig;
 import org.apache.storm.LocalCluster;
+import org.apache.storm.cluster.DaemonType;
 import org.apache.storm.generated.ExecutorSummary;
 import org.apache.storm.generated.GlobalStreamId;
 import org.apache.storm.generated.TopologyInfo;
@@ -31,9 +33,10 @@ import org.apache.storm.topology.base.BaseRichSpout;
 import org.apache.storm.tuple.Fields;
 import org.apache.storm.tuple.Tuple;
 import org.apache.storm.tuple.Values;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * End to end on a LocalCluster: the scheduler places a real topology from its structure, the traffic
@@ -54,14 +57,18 @@ class OnlineRebalanceITCase {
     @TempDir
     Path trafficDir;
 
-    @Test
+    @ParameterizedTest(name = "traffic store: {0}")
+    @EnumSource(JetStreamSchedulerOptions.TrafficStoreKind.class)
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
-    void measuredTrafficRedeploysTheTopologyAndInterWorkerTrafficFalls() throws Exception {
+    void measuredTrafficRedeploysTheTopologyAndInterWorkerTrafficFalls(JetStreamSchedulerOptions.TrafficStoreKind store)
+            throws Exception {
+        boolean zookeeper = store == JetStreamSchedulerOptions.TrafficStoreKind.ZOOKEEPER;
         Config daemon = new Config();
         daemon.put(DaemonConfig.STORM_SCHEDULER, JetStreamScheduler.class.getName());
         daemon.put(DaemonConfig.NIMBUS_MONITOR_FREQ_SECS, 2);
         daemon.put("jetstream.scheduler.node", "supervisor"); // LocalCluster: every supervisor is on localhost
-        daemon.put("jetstream.scheduler.traffic.dir", trafficDir.toString());
+        daemon.put("jetstream.scheduler.traffic.store", store.name().toLowerCase());
+        daemon.put("jetstream.scheduler.traffic.dir", zookeeper ? "" : trafficDir.toString());
         daemon.put("jetstream.scheduler.traffic.window-ms", 1000L);
         daemon.put("jetstream.scheduler.traffic.smoothing", 1.0);
         daemon.put("jetstream.scheduler.traffic.stale-after-ms", 3000L);
@@ -71,7 +78,8 @@ class OnlineRebalanceITCase {
         topology.setNumWorkers(2);
         topology.setNumAckers(0);
         topology.put(Config.TOPOLOGY_AUTO_TASK_HOOKS, List.of(TrafficRecordingHook.class.getName()));
-        topology.put("jetstream.scheduler.traffic.dir", trafficDir.toString());
+        topology.put("jetstream.scheduler.traffic.store", store.name().toLowerCase());
+        topology.put("jetstream.scheduler.traffic.dir", zookeeper ? "" : trafficDir.toString());
         topology.put("jetstream.scheduler.traffic.window-ms", 1000L);
         topology.put("jetstream.scheduler.traffic.smoothing", 1.0);
 
@@ -128,7 +136,15 @@ class OnlineRebalanceITCase {
             Map<Integer, String> workerAfter = workers(after);
             partner.forEach((source, sink) -> assertTrue(workerAfter.get(source).equals(workerAfter.get(sink)),
                     "source " + source + " and sink " + sink + " share a worker: " + workerAfter));
-            assertTrue(Files.list(trafficDir.resolve(id)).findAny().isPresent(), "the hook wrote records");
+            if (zookeeper) {
+                try (ZooKeeperTrafficStore records = ZooKeeperTrafficStore.connect(cluster.getDaemonConf(),
+                        DaemonType.NIMBUS)) {
+                    assertFalse(records.read(id, System.currentTimeMillis(), 60_000).isEmpty(),
+                            "the hooks wrote records to the cluster's ZooKeeper");
+                }
+            } else {
+                assertTrue(Files.list(trafficDir.resolve(id)).findAny().isPresent(), "the hook wrote records");
+            }
         }
     }
 
