@@ -66,10 +66,12 @@ public class TrafficRecordingHook extends BaseTaskHook {
         recorder = new TrafficRecorder(context.getThisTaskId(), windowNanos,
                 config.get(JetStreamSchedulerOptions.TRAFFIC_SMOOTHING), System::nanoTime,
                 System::currentTimeMillis, TrafficRecordingHook::threadCpuSinceLastCall, this::submit);
+        String location;
         synchronized (WRITER_LOCK) {
             if (store == null) {
                 store = TrafficStores.open(config, conf, DaemonType.WORKER);
             }
+            location = store.location();
             if (writer == null) {
                 writer = Executors.newSingleThreadExecutor(r -> {
                     Thread t = new Thread(r, "jetstream-traffic-writer");
@@ -79,7 +81,7 @@ public class TrafficRecordingHook extends BaseTaskHook {
             }
             openHooks++;
         }
-        LOG.debug("Recording traffic of task {} of {} into {}", context.getThisTaskId(), topologyId, store.location());
+        LOG.debug("Recording traffic of task {} of {} into {}", context.getThisTaskId(), topologyId, location);
     }
 
     private static long threadCpuSinceLastCall() {
