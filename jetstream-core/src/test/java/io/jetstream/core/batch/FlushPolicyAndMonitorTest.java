@@ -131,6 +131,36 @@ class FlushPolicyAndMonitorTest {
     }
 
     @Test
+    void aFewDisturbedTransfersDoNotMisstateASizeButAChangeOfTheLinkIsFollowed() {
+        StreamMonitor monitor = new StreamMonitor(0.05, 16, 1_000, 64_000);
+        ThroughputCurve truth = new ThroughputCurve(10e-6, 1e9);
+        monitor.onTransfer(65_536, truth.transferSeconds(65_536));
+        // Twenty one-event frames, three of the first ten behind a 2 ms stall of the receiving thread: their
+        // mean would be 0.31 ms, 30 times the link's time (the loopback case that made the oracle
+        // rule single sends out and never measure them again).
+        for (int i = 0; i < 20; i++) {
+            monitor.onTransfer(318, truth.transferSeconds(318) + (i % 4 == 1 && i < 10 ? 2e-3 : 0));
+        }
+        double[] bytes = new double[StreamMonitor.BUCKETS];
+        double[] seconds = new double[StreamMonitor.BUCKETS];
+        assertEquals(2, monitor.linkSamples(bytes, seconds));
+        assertEquals(318, bytes[0], 1e-9);
+        assertEquals(truth.transferSeconds(318), seconds[0], 1e-12, "the stalls are trimmed off");
+        assertEquals(truth.transferSeconds(318), monitor.link(truth).transferSeconds(318), 1e-9);
+
+        // The link slows down for good: the size follows within one window of transfers, its
+        // estimate rising as the slow ones become more than the trimmed share.
+        double previous = seconds[0];
+        for (int i = 0; i < StreamMonitor.SERVICE_SAMPLES; i++) {
+            monitor.onTransfer(318, 100e-6);
+            monitor.linkSamples(bytes, seconds);
+            assertTrue(seconds[0] >= previous, "never falls while the link slows");
+            previous = seconds[0];
+        }
+        assertEquals(100e-6, seconds[0], 1e-12, "all of the last " + StreamMonitor.SERVICE_SAMPLES + " are slow");
+    }
+
+    @Test
     void controllerSendsEveryEventUntilWarmAndThenAppliesTheOracle() {
         FlushPolicy flush = new FlushPolicy(1, 1);
         java.util.List<BatchDecision> decisions = new java.util.ArrayList<>();
