@@ -5,6 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.reflect.Array;
+import java.lang.reflect.InvocationTargetException;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -18,6 +22,7 @@ import java.util.TreeMap;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -70,6 +75,65 @@ class DeployableJarsITCase {
         assertEquals(List.of(), foreign.subList(0, Math.min(20, foreign.size())),
                 jar.getFileName() + " carries classes outside io/jetstream/ (unrelocated libraries or engine classes)");
         assertTrue(core > 0, jar.getFileName() + " must bundle jetstream-core");
+    }
+
+    /**
+     * The Storm cluster of {@code docker/storm} (which no test runs without a Docker engine) is
+     * configured as its daemons will read it: {@code conf/storm.yaml} through Storm's own reader, every
+     * class it names found in the jars the compose file puts on the daemons' and workers' class path
+     * and of the type Storm loads it as, and every {@code jetstream.*} option passing the validation
+     * the scheduler, its hook and the transport run at start-up.
+     */
+    @Test
+    @Timeout(value = 1, unit = TimeUnit.MINUTES)
+    void stormClusterConfigurationNamesClassesAndOptionsItsJarsAccept() throws Exception {
+        Map<String, Object> conf = org.apache.storm.utils.Utils.findAndReadConfigFile(
+                ROOT.resolve("docker/storm/conf/storm.yaml").toString(), true);
+        String compose = Files.readString(ROOT.resolve("docker/storm/docker-compose.yml"));
+        List<URL> extlib = new ArrayList<>();
+        for (String jarPattern : List.of("storm-transport/storm/target/jetstream-storm-transport-%s.jar",
+                "scheduler/target/jetstream-scheduler-%s-shaded.jar")) {
+            String relative = String.format(jarPattern, VERSION);
+            assertTrue(compose.contains("../../" + relative + "}:/jetstream/extlib/"),
+                    "docker/storm/docker-compose.yml must mount " + relative + " into extlib/ (daemons and workers)");
+            Path jar = ROOT.resolve(relative);
+            assertTrue(Files.isRegularFile(jar), "missing " + jar);
+            extlib.add(jar.toUri().toURL());
+        }
+        try (URLClassLoader workers = new URLClassLoader(extlib.toArray(URL[]::new), getClass().getClassLoader())) {
+            assertLoadsAs(org.apache.storm.scheduler.IScheduler.class, (String) conf.get("storm.scheduler"), workers);
+            assertLoadsAs(org.apache.storm.messaging.IContext.class, (String) conf.get("storm.messaging.transport"), workers);
+            @SuppressWarnings("unchecked")
+            List<String> hooks = (List<String>) conf.get("topology.auto.task.hooks");
+            assertTrue(hooks != null && !hooks.isEmpty(), "the scheduler runs online: the traffic hook must be registered");
+            for (String hook : hooks) {
+                assertLoadsAs(org.apache.storm.hooks.ITaskHook.class, hook, workers);
+            }
+            Class<?> scopes = workers.loadClass("io.jetstream.core.config.ConfigScope");
+            Class<?> groupType = workers.loadClass("io.jetstream.core.config.OptionGroup");
+            Object groups = Array.newInstance(groupType, 2);
+            Array.set(groups, 0, workers.loadClass("io.jetstream.scheduler.storm.JetStreamSchedulerOptions").getField("GROUP").get(null));
+            Array.set(groups, 1, workers.loadClass("io.jetstream.storm.transport.JetStreamTransportOptions").getField("GROUP").get(null));
+            @SuppressWarnings({"unchecked", "rawtypes"})
+            Object storm = Enum.valueOf((Class) scopes, "STORM");
+            try {
+                workers.loadClass("io.jetstream.core.config.JetStreamConfig")
+                        .getMethod("load", scopes, Map.class, groups.getClass())
+                        .invoke(null, storm, conf, groups);
+            } catch (InvocationTargetException invalid) {
+                throw new AssertionError("docker/storm/conf/storm.yaml: " + invalid.getCause().getMessage(), invalid.getCause());
+            }
+        }
+    }
+
+    private static void assertLoadsAs(Class<?> type, String className, ClassLoader loader) {
+        assertTrue(className != null, "no class configured for " + type.getSimpleName());
+        try {
+            Class<?> named = Class.forName(className, false, loader);
+            assertTrue(type.isAssignableFrom(named), className + " is not a " + type.getName());
+        } catch (ClassNotFoundException e) {
+            throw new AssertionError(className + " is in none of the jars mounted into extlib/", e);
+        }
     }
 
     /**

@@ -108,6 +108,16 @@ class DockerClustersITCase {
                 LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(2));
             }
             assertTrue(transportUsed, "no worker log shows JetStream's transport");
+            // Online mode: the tasks' hook writes one record per task into the cluster's ZooKeeper,
+            // under <storm.zookeeper.root>/jetstream-traffic/<topology id>, once per traffic window.
+            ContainerState zookeeper = storm.getContainerByServiceName("zookeeper").orElseThrow();
+            String records = "";
+            while (!records.contains("jetstream-smoke") && System.nanoTime() < deadline) {
+                records = zookeeper.execInContainer("zkCli.sh", "-server", "localhost:2181", "ls", "/storm/jetstream-traffic")
+                        .getStdout();
+                LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(2));
+            }
+            assertTrue(records.contains("jetstream-smoke"), "no traffic records of the topology in ZooKeeper: " + records);
             assertTrue(nimbus.getLogs().contains("JetStream scheduler prepared")
                     || !nimbus.execInContainer("sh", "-c", "grep -rl 'JetStream scheduler prepared' /logs || true")
                             .getStdout().isBlank(), "Nimbus did not load JetStream's scheduler");
