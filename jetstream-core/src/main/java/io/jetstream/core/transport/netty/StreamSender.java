@@ -102,8 +102,8 @@ public final class StreamSender implements AutoCloseable {
     private long backlogStartNanos;
     private long backlogAckedBytes;
     private double capacityBytesPerSecond = Double.NaN;
-    /** Shortest time from writing a batch to its acknowledgement: the path's round trip when idle. */
-    private long minAckRoundTripNanos = Long.MAX_VALUE;
+    /** Shortest time from writing a batch to its acknowledgement since the routes last connected. */
+    private final RoundTripFloor ackRoundTrip = new RoundTripFloor();
     private volatile long outboxLimitBytes;
     private final UnsafeBuffer drainScratch = new UnsafeBuffer(new byte[16]);
     private volatile boolean accepting = true;
@@ -559,10 +559,10 @@ public final class StreamSender implements AutoCloseable {
      * acknowledgements late by the propagation delay alone) from reading as a backlog. Lock held.
      */
     private boolean acknowledgementsOverdue(long now) {
-        if (inFlight.isEmpty() || minAckRoundTripNanos == Long.MAX_VALUE) {
+        if (inFlight.isEmpty() || !ackRoundTrip.known()) {
             return false;
         }
-        long allowed = Math.max(settings.batch().maxEventDelayNanos(), 4 * minAckRoundTripNanos);
+        long allowed = Math.max(settings.batch().maxEventDelayNanos(), 4 * ackRoundTrip.nanos());
         return now - inFlight.get(inFlight.firstKey()).sentNanos > allowed;
     }
 
@@ -634,7 +634,7 @@ public final class StreamSender implements AutoCloseable {
             memoryBytes -= b.bytes;
             ackedBytes += b.bytes;
             metrics.onAcknowledged(now - b.sealedNanos);
-            minAckRoundTripNanos = Math.min(minAckRoundTripNanos, now - b.sentNanos);
+            ackRoundTrip.onAcknowledged(b.sentNanos, now);
             b.frame.release();
         }
         measureDrain(ackedBytes, now);
@@ -675,6 +675,7 @@ public final class StreamSender implements AutoCloseable {
         try {
             route.handshaking = false;
             acknowledge(lastDelivered);
+            ackRoundTrip.reset(); // the batches just acknowledged waited out the reconnection, and the path may be new
             pump();
         } finally {
             lock.unlock();
