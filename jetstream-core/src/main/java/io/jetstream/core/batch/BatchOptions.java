@@ -58,7 +58,11 @@ public final class BatchOptions {
 
     public static final ConfigOption<Double> SMOOTHING = ConfigOption.doubleOption(
             "batch.monitor.smoothing", 0.05, 0.001, 1.0,
-            "Weight of a new sample in the monitor's moving averages (event size, link samples).");
+            "Weight of a new sample in the monitor's moving averages: the event size, each link size bucket's "
+                    + "mean size, and the deviation from the fitted link that sets the probe interval. (A size's "
+                    + "transfer time is not averaged this way but trimmed: the mean of its last "
+                    + StreamMonitor.SERVICE_SAMPLES + " transfers without the slowest and fastest "
+                    + (int) (StreamMonitor.SERVICE_SAMPLES * StreamMonitor.TRIMMED_SHARE) + ".)");
 
     public static final ConfigOption<Integer> ENCODE_SAMPLES = ConfigOption.intOption(
             "batch.monitor.encode-samples", 64, 2, 65_536,
