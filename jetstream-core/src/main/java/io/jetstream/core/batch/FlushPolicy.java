@@ -3,13 +3,17 @@ package io.jetstream.core.batch;
 /**
  * When a channel's pending data leaves: as soon as it reaches the size target, or when its oldest
  * pending byte has waited the deadline, whichever comes first. This is the one decision API every
- * transport calls (a Flink writer, a Storm connection, the ring's batch writer); the targets come
- * from a controller — the {@link BatchOracle} (batch size × event size, the user's max delay) or the
- * Nephele output-buffer rule — through {@link #setTargets}.
+ * transport calls (a Flink writer, a Storm connection, the ring's batch writer). Two controllers
+ * set it: the batch controller ({@link BatchOracle}: batch size × event size, the user's max delay)
+ * through {@link #setTargets}, and, on a channel under a latency constraint, Nephele's output-buffer
+ * rule through {@link #setSizeCap} (bound with {@code ChannelBuffers.bind}). Data leaves at the
+ * smaller of the two sizes: the oracle sizes batches for this channel's own latency and throughput,
+ * the constraint bounds what a whole sequence of channels and tasks may add.
  *
  * <p>Threading contract: {@link #onRecord} and {@link #onFlush} are called by the channel's single
  * writer thread; {@link #deadlineNanos()} and {@link #isDue(long)} may be called by a flusher
- * thread; {@link #setTargets} by the controller thread. No allocation, no locks.
+ * thread; {@link #setTargets} and {@link #setSizeCap} by the controllers' threads. No allocation on
+ * the writer's path; the setters, which run once per decision, synchronise among themselves.
  */
 public final class FlushPolicy {
     /** No data pending. */
@@ -18,6 +22,11 @@ public final class FlushPolicy {
     /** Why data left. */
     public enum Reason { SIZE, DEADLINE, EXPLICIT }
 
+    /** The batch controller's size target. Guarded by this (setters only). */
+    private int controllerTargetBytes;
+    /** The latency constraint's bound on the size (Nephele's output buffer size). Guarded by this. */
+    private int sizeCapBytes = Integer.MAX_VALUE;
+    /** Where data leaves: the smaller of the two, read by the writer for every record. */
     private volatile int targetBytes;
     private volatile long maxDelayNanos;
 
@@ -33,13 +42,26 @@ public final class FlushPolicy {
         setTargets(targetBytes, maxDelayNanos);
     }
 
-    /** New targets, effective from the next record. */
-    public void setTargets(int newTargetBytes, long newMaxDelayNanos) {
+    /** The batch controller's new targets, effective from the next record. */
+    public synchronized void setTargets(int newTargetBytes, long newMaxDelayNanos) {
         if (newTargetBytes < 1 || newMaxDelayNanos < 0) {
             throw new IllegalArgumentException("target " + newTargetBytes + " B, delay " + newMaxDelayNanos + " ns");
         }
-        targetBytes = newTargetBytes;
+        controllerTargetBytes = newTargetBytes;
+        targetBytes = Math.min(newTargetBytes, sizeCapBytes);
         maxDelayNanos = newMaxDelayNanos;
+    }
+
+    /**
+     * The latency constraint's bound on the size (Nephele's output buffer size for this channel),
+     * effective from the next record; {@link Integer#MAX_VALUE} for none.
+     */
+    public synchronized void setSizeCap(int capBytes) {
+        if (capBytes < 1) {
+            throw new IllegalArgumentException("size cap " + capBytes + " B");
+        }
+        sizeCapBytes = capBytes;
+        targetBytes = Math.min(controllerTargetBytes, capBytes);
     }
 
     /** Targets from an oracle decision: its batch in bytes, and how long its oldest event may wait. */
@@ -85,8 +107,14 @@ public final class FlushPolicy {
         return pendingRecords;
     }
 
+    /** The size at which pending data leaves: the smaller of the controller's target and the cap. */
     public int targetBytes() {
         return targetBytes;
+    }
+
+    /** The latency constraint's bound on the size, {@link Integer#MAX_VALUE} for none. */
+    public synchronized int sizeCapBytes() {
+        return sizeCapBytes;
     }
 
     public long maxDelayNanos() {
