@@ -18,6 +18,8 @@ public final class ChannelBuffers {
 
     private final ConcurrentHashMap<String, Size> sizes = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, IntConsumer> sinks = new ConcurrentHashMap<>();
+    /** Orders notifications: resizes are rare (one per channel per window at most), so one lock will do. */
+    private final Object notifications = new Object();
     private final int initialBytes;
 
     public ChannelBuffers(int initialBytes) {
@@ -52,18 +54,20 @@ public final class ChannelBuffers {
 
     /** Stops handing the channel's sizes to its sink (the channel closed). */
     public void unbind(String channel) {
-        sinks.remove(channel);
+        synchronized (notifications) { // no notification in progress hands it one more size after this
+            sinks.remove(channel);
+        }
     }
 
     /**
-     * The current size, read under the sink's lock: when two managers' updates win one after the
-     * other, the later notification always carries the later size, whatever order the threads
-     * reach here in.
+     * Hands the current size over, read under one lock: when two managers' updates win one after the
+     * other, the later notification always carries the later size, whatever order the threads reach
+     * here in.
      */
     private void notifySink(String channel) {
-        IntConsumer sink = sinks.get(channel);
-        if (sink != null) {
-            synchronized (sink) {
+        synchronized (notifications) {
+            IntConsumer sink = sinks.get(channel);
+            if (sink != null) {
                 sink.accept(get(channel).bytes());
             }
         }
