@@ -48,7 +48,8 @@ import java.util.concurrent.locks.LockSupport;
  * [--max-delay-ms 100] [--receiver-cpus 1]}; {@code --rounds N} sweeps the batch sizes N times, in
  * interleaved order, {@code --seconds} each, and judges each size by its round of median total
  * latency (a burst of interference on this machine — measured: one-event sends at 60–72 µs in one
- * window against 5–8 µs in the next — then moves one round of one size, not the verdict); with {@code --receiver-cpus} the receiver JVM runs under {@code taskset -c}, and
+ * window against 5–8 µs in the next — then moves one round of one size, not the verdict); with
+ * {@code --receiver-cpus} the receiver JVM runs under {@code taskset -c}, and
  * the caller pins the sender ({@code taskset -c 0 java …}) so that the two do not share a core.
  *
  * <p>What is measured, per event: batching = last event of its batch minus its own arrival;
