@@ -85,6 +85,11 @@ public final class FlushPolicy {
         return oldest == NO_DEADLINE ? NO_DEADLINE : oldest + maxDelayNanos;
     }
 
+    /** When the oldest pending record arrived ({@link #NO_DEADLINE} if none is pending). */
+    public long pendingSinceNanos() {
+        return oldestNanos;
+    }
+
     public boolean isDue(long nowNanos) {
         return nowNanos - deadlineNanos() >= 0 && oldestNanos != NO_DEADLINE;
     }

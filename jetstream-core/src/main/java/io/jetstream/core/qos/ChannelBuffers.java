@@ -59,6 +59,12 @@ public final class ChannelBuffers {
         }
     }
 
+    /** Unbinds the channel and drops its size: a channel of that name opened later starts afresh. */
+    public void forget(String channel) {
+        unbind(channel);
+        sizes.remove(channel);
+    }
+
     /**
      * Hands the current size over, read under one lock: when two managers' updates win one after the
      * other, the later notification always carries the later size, whatever order the threads reach

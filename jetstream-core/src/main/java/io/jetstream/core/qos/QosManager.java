@@ -28,10 +28,23 @@ public final class QosManager {
     private final Map<String, Long> changedAt = new HashMap<>();
 
     public QosManager(List<LatencyConstraint> constraints, OutputBufferRule rule, ChannelBuffers buffers, QosListener listener) {
-        this.constraints = List.copyOf(constraints);
+        this.constraints = new ArrayList<>(constraints);
         this.rule = rule;
         this.buffers = buffers;
         this.listener = listener;
+    }
+
+    /** Watches one more constraint from the next evaluation on. */
+    public void add(LatencyConstraint constraint) {
+        constraints.add(constraint);
+    }
+
+    /** Stops watching the constraint named {@code name} and forgets what was measured of {@code channel}. */
+    public void remove(String name, String channel) {
+        constraints.removeIf(c -> c.name().equals(name));
+        channelLatency.remove(channel);
+        bufferLifetime.remove(channel);
+        changedAt.remove(channel);
     }
 
     /** Stores one reporter's interval report. */

@@ -10,9 +10,11 @@ public final class QosOptions {
 
     public static final ConfigOption<Long> LATENCY_BOUND_MS = ConfigOption.longOption(
             "qos.latency-bound-ms", 0, 0, 3_600_000,
-            "Latency constraint l on every channel with its source task (Nephele §3.2): the mean latency "
-                    + "of the items entering it within `qos.window-ms` must stay at or below this. "
-                    + "0 disables output-buffer adaptation.");
+            "Latency constraint l on every channel (Nephele §3.2), with its source task where the engine "
+                    + "measures task latency: the mean latency of the items entering it within `qos.window-ms` "
+                    + "must stay at or below this. In the JetStream transport a channel is one sending stream, "
+                    + "its latency measured from a record's emission to its delivery (the hosts' wall clocks "
+                    + "must agree: NTP). 0 disables output-buffer adaptation.");
 
     public static final ConfigOption<Long> WINDOW_MS = ConfigOption.longOption(
             "qos.window-ms", 2_000, 1, 3_600_000,
@@ -53,7 +55,8 @@ public final class QosOptions {
     public static final OptionGroup GROUP = new OptionGroup(
             "Latency-constrained output buffers",
             "qos.",
-            "Read by the QoS reporter and manager of a worker (Nephele's output buffer adaptation). The same keys "
+            "Read by the QoS reporter and manager of a worker (Nephele's output buffer adaptation), which the "
+                    + "JetStream transport runs for its sending streams when a bound is set. The same keys "
                     + "apply in Flink under `taskmanager.network.jetstream.`.",
             List.of(LATENCY_BOUND_MS, WINDOW_MS, MEASUREMENT_INTERVAL_MS, INITIAL_BUFFER_BYTES, MIN_BUFFER_BYTES,
                     MAX_BUFFER_BYTES, THRESHOLD_MS, SHRINK_BASE, GROW_FACTOR, ZERO_MS));

@@ -7,8 +7,8 @@ import java.util.function.Consumer;
 /**
  * A worker's QoS reporter (Nephele §3.3): pre-aggregates the measurements of one measurement
  * interval — channel latencies from tagged items, task latencies, output buffer lifetimes — and
- * hands one report per interval to its manager. It also decides which items to tag: at most one per
- * channel per interval, so measuring costs one timestamp per channel per interval.
+ * hands one report per interval to its manager. (Which items are tagged, one per channel per
+ * interval, each channel's {@link ChannelMeasurements} decides on its writer's thread.)
  *
  * <p>Not thread-safe: fed by one thread (transports hand measurements over).
  */
@@ -22,23 +22,12 @@ public final class QosReporter {
     private final Map<String, double[]> channels = new HashMap<>();
     private final Map<String, double[]> tasks = new HashMap<>();
     private final Map<String, double[]> lifetimes = new HashMap<>();
-    private final Map<String, Long> lastTag = new HashMap<>();
     private long nextReportNanos;
 
     public QosReporter(long intervalNanos, long startNanos, Consumer<Report> manager) {
         this.intervalNanos = intervalNanos;
         this.manager = manager;
         this.nextReportNanos = startNanos + intervalNanos;
-    }
-
-    /** Whether the next item on {@code channel} should carry a timestamp tag. */
-    public boolean shouldTag(String channel, long nowNanos) {
-        Long last = lastTag.get(channel);
-        if (last != null && nowNanos - last < intervalNanos) {
-            return false;
-        }
-        lastTag.put(channel, nowNanos);
-        return true;
     }
 
     public void channelLatency(String channel, double millis) {

@@ -53,13 +53,18 @@ public record QosSettings(double latencyBoundMillis, long windowNanos, long meas
         return latencyBoundMillis > 0;
     }
 
-    /** The per-channel constraint these settings impose: the channel and its source task within l over t. */
+    /**
+     * The per-channel constraint these settings impose: the channel, with its source task when one is
+     * measured ({@code sourceTask} non-null: its latency counts towards l and gates shrinking), within
+     * l over t. A transport that sees no tasks passes null: then the channel alone is bounded.
+     */
     public LatencyConstraint channelConstraint(String channel, String sourceTask) {
         if (!enabled()) {
             throw new IllegalStateException("qos.latency-bound-ms is 0: no constraint");
         }
-        return new LatencyConstraint(channel + " <= " + latencyBoundMillis + " ms",
-                List.of(LatencyConstraint.Element.task(sourceTask), LatencyConstraint.Element.channel(channel, sourceTask)),
-                latencyBoundMillis, windowNanos);
+        List<LatencyConstraint.Element> sequence = sourceTask == null
+                ? List.of(LatencyConstraint.Element.channel(channel, null))
+                : List.of(LatencyConstraint.Element.task(sourceTask), LatencyConstraint.Element.channel(channel, sourceTask));
+        return new LatencyConstraint(channel + " <= " + latencyBoundMillis + " ms", sequence, latencyBoundMillis, windowNanos);
     }
 }

@@ -5,6 +5,8 @@ import io.jetstream.core.batch.BatchSettings;
 import io.jetstream.core.config.InvalidConfigurationException;
 import io.jetstream.core.config.JetStreamConfig;
 import io.jetstream.core.config.OptionGroup;
+import io.jetstream.core.qos.QosOptions;
+import io.jetstream.core.qos.QosSettings;
 import io.jetstream.core.ring.RingOptions;
 import io.jetstream.core.ring.RingSettings;
 import io.jetstream.core.transport.TransportOptions.Io;
@@ -18,7 +20,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Validated settings of a transport instance, read once at start-up from the option groups in
- * {@link #GROUPS} (transport, batching, ring). Files it names (secret, key and trust stores)
+ * {@link #GROUPS} (transport, batching, ring, latency constraints). Files it names (secret, key and trust stores)
  * are checked here, so a wrong path fails the start, naming the key. Immutable.
  */
 public record TransportSettings(
@@ -41,11 +43,12 @@ public record TransportSettings(
         long closeTimeoutNanos,
         Optional<byte[]> secret,
         Optional<TlsSettings> tls,
-        BatchSettings batch) {
+        BatchSettings batch,
+        QosSettings qos) {
 
     /** The option groups a transport reads: load a configuration with all of them. */
     public static final OptionGroup[] GROUPS = {
-        TransportOptions.GROUP, BatchOptions.GROUP, RingOptions.GROUP
+        TransportOptions.GROUP, BatchOptions.GROUP, RingOptions.GROUP, QosOptions.GROUP
     };
 
     /** Key and trust stores for TLS; either may be absent (a receiver needs the key store, a sender the trust store). */
@@ -105,7 +108,8 @@ public record TransportSettings(
                 ms(config.get(TransportOptions.CLOSE_TIMEOUT_MS)),
                 secret,
                 tls,
-                BatchSettings.from(config));
+                BatchSettings.from(config),
+                QosSettings.from(config));
     }
 
     private static Optional<Path> existing(JetStreamConfig config, String relativeKey, String value) {

@@ -107,6 +107,7 @@ class ConstrainedFlushTest {
         private final FlushPolicy policy;
         private final QosReporter reporter;
         private long firstPending;
+        private final ChannelMeasurements tags = new ChannelMeasurements("e1", INTERVAL);
         private long tagged = -1;
         private double pendingArrivalSum;
         private double latencySum;
@@ -123,7 +124,7 @@ class ConstrainedFlushTest {
             if (policy.pendingRecords() == 0) {
                 firstPending = now;
             }
-            if (tagged < 0 && reporter.shouldTag("e1", now)) {
+            if (tagged < 0 && tags.tagDue(now)) {
                 tagged = now;
             }
             pendingArrivalSum += now;

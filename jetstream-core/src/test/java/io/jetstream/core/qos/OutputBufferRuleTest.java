@@ -41,9 +41,10 @@ class OutputBufferRuleTest {
     void reporterTagsOncePerIntervalAndReportsIntervalMeans() {
         List<QosReporter.Report> reports = new ArrayList<>();
         QosReporter reporter = new QosReporter(1_000, 0, reports::add);
-        assertTrue(reporter.shouldTag("e1", 0));
-        assertFalse(reporter.shouldTag("e1", 999));
-        assertTrue(reporter.shouldTag("e1", 1_000));
+        ChannelMeasurements e1 = new ChannelMeasurements("e1", 1_000);
+        assertTrue(e1.tagDue(0));
+        assertFalse(e1.tagDue(999));
+        assertTrue(e1.tagDue(1_000));
         reporter.channelLatency("e1", 10);
         reporter.channelLatency("e1", 20);
         reporter.bufferLifetime("e1", 4);

@@ -11,6 +11,10 @@ import io.netty.buffer.ByteBuf;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A receiver's state for one sender stream, shared by the stream's routes: the watermark (highest
@@ -24,6 +28,8 @@ import java.util.TreeSet;
  * window is disconnected).
  */
 final class InboundStream {
+    private static final Logger LOG = LoggerFactory.getLogger(InboundStream.class);
+
     private record Held(ByteBuf frame, int count) {}
 
     final StreamKey key;
@@ -43,9 +49,13 @@ final class InboundStream {
     /** The connection acknowledgements of ring-borne batches go to (the latest route). */
     private volatile io.netty.channel.Channel ackChannel;
     private volatile boolean checksum;
+    /** Wall clock the sender's tags are compared with. */
+    private final LongSupplier epochClock;
+    private final LongConsumer tags = this::onTag;
+    private boolean clockWarned;
 
     InboundStream(StreamKey key, int ringTarget, DeliveryHandler handler, SequenceStore store, ReceiverMetrics metrics, Ordering ordering,
-            long maxHeldBytes) {
+            long maxHeldBytes, LongSupplier epochClock) {
         this.key = key;
         this.ringTarget = ringTarget;
         this.handler = handler;
@@ -53,6 +63,7 @@ final class InboundStream {
         this.metrics = metrics;
         this.ordering = ordering;
         this.maxHeldBytes = maxHeldBytes;
+        this.epochClock = epochClock;
     }
 
     /**
@@ -92,6 +103,27 @@ final class InboundStream {
         io.netty.channel.Channel ch = ackChannel;
         if (ch != null && ch.isActive()) {
             ch.writeAndFlush(io.jetstream.core.transport.protocol.Frames.ack(ch.alloc(), watermark), ch.voidPromise());
+        }
+    }
+
+    /**
+     * A tagged record is being delivered: its channel latency (Nephele §3.3: from its emission at the
+     * sender to here) goes back to the sender, whose latency constraint it feeds. Once per tag, on the
+     * delivering thread, under this stream's lock.
+     */
+    private void onTag(long emittedEpochNanos) {
+        long latency = epochClock.getAsLong() - emittedEpochNanos;
+        if (latency < 0) {
+            if (!clockWarned) {
+                clockWarned = true;
+                LOG.warn("Stream {}: a record arrived {} ms before the sender's clock says it was sent; the hosts' clocks "
+                        + "differ (synchronise them, NTP), so its channel latencies read as 0", key, -latency / 1e6);
+            }
+            latency = 0;
+        }
+        io.netty.channel.Channel ch = ackChannel;
+        if (ch != null && ch.isActive()) {
+            ch.writeAndFlush(io.jetstream.core.transport.protocol.Frames.latency(ch.alloc(), latency), ch.voidPromise());
         }
     }
 
@@ -196,11 +228,11 @@ final class InboundStream {
     }
 
     private void deliver(long seq, ByteBuf frame, int count, BatchFrameReader reader) {
-        view.set(frame, count, reader);
+        view.set(frame, count, reader, tags);
         try {
             handler.deliver(key, seq, view);
         } finally {
-            view.set(null, 0, null);
+            view.set(null, 0, null, null);
         }
         metrics.onDelivered(count);
     }
@@ -210,11 +242,13 @@ final class InboundStream {
         private ByteBuf frame;
         private int count;
         private BatchFrameReader reader;
+        private LongConsumer tags;
 
-        void set(ByteBuf frame, int count, BatchFrameReader reader) {
+        void set(ByteBuf frame, int count, BatchFrameReader reader, LongConsumer tags) {
             this.frame = frame;
             this.count = count;
             this.reader = reader;
+            this.tags = tags;
         }
 
         @Override
@@ -227,7 +261,7 @@ final class InboundStream {
             if (frame == null) {
                 throw new IllegalStateException("a delivered batch is valid only during deliver()");
             }
-            reader.deliver(frame.duplicate(), count, consumer);
+            reader.deliver(frame.duplicate(), consumer, tags);
         }
     }
 }

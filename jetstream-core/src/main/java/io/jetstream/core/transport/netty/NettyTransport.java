@@ -1,5 +1,7 @@
 package io.jetstream.core.transport.netty;
 
+import io.jetstream.core.qos.QosListener;
+import io.jetstream.core.qos.QosService;
 import io.jetstream.core.transport.ControlListener;
 import io.jetstream.core.transport.DeliveryHandler;
 import io.jetstream.core.transport.SequenceStore;
@@ -52,6 +54,13 @@ public final class NettyTransport implements AutoCloseable {
     final TlsContexts tls;
     final SharedSecret secret;
     final DeadlineFlusher flusher;
+    /** Nephele's output-buffer adaptation of this transport's sending streams; null without a latency bound. */
+    final QosService qos;
+    /**
+     * Wall-clock nanoseconds since the epoch, stamped on tagged records and compared with the stamp by
+     * the receiving transport: a channel's latency spans two hosts, so it needs their common clock.
+     */
+    final LongSupplier epochClock = NettyTransport::epochNanos;
     private final List<StreamSender> senders = new CopyOnWriteArrayList<>();
     private final List<StreamReceiver> receivers = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
@@ -92,9 +101,17 @@ public final class NettyTransport implements AutoCloseable {
         this.tls = new TlsContexts(settings.tls());
         this.secret = settings.secret().map(SharedSecret::new).orElse(null);
         this.flusher = new DeadlineFlusher(nanoClock);
-        LOG.info("JetStream transport {} started: {} I/O threads ({}), TLS {}, authentication {}, {} batches, {}",
+        if (settings.qos().enabled()) {
+            this.qos = new QosService(settings.qos(), QosListener.NONE, nanoClock);
+            qos.start(peerId.replaceAll("[^A-Za-z0-9._-]", "_"));
+        } else {
+            this.qos = null;
+        }
+        LOG.info("JetStream transport {} started: {} I/O threads ({}), TLS {}, authentication {}, {} batches, {}, "
+                        + "latency constraint {}",
                 peerId, settings.ioThreads(), epoll ? "epoll" : "nio", settings.tls().isPresent() ? "on" : "off",
-                secret != null ? "shared secret" : "off", settings.batch().mode(), settings.reliability());
+                secret != null ? "shared secret" : "off", settings.batch().mode(), settings.reliability(),
+                qos != null ? settings.qos().latencyBoundMillis() + " ms" : "off");
     }
 
     /**
@@ -146,6 +163,16 @@ public final class NettyTransport implements AutoCloseable {
         }
     }
 
+    private static long epochNanos() {
+        java.time.Instant now = java.time.Instant.now(); // microseconds on Linux; once per tag, not per record
+        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+    }
+
+    /** Nephele's output-buffer adaptation of this transport's sending streams, if a latency bound is set. */
+    public java.util.Optional<QosService> qos() {
+        return java.util.Optional.ofNullable(qos);
+    }
+
     void forget(StreamSender s) {
         senders.remove(s);
     }
@@ -173,6 +200,9 @@ public final class NettyTransport implements AutoCloseable {
             r.close();
         }
         flusher.close();
+        if (qos != null) {
+            qos.close();
+        }
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         LOG.info("JetStream transport {} closed", peerId);
     }

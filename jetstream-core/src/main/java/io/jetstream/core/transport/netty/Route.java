@@ -274,6 +274,14 @@ final class Route {
                     requireReady(type);
                     sender.onAck(Frames.readLongBody(frame, ACK));
                 }
+                case LATENCY -> {
+                    requireReady(type);
+                    long nanos = Frames.readLongBody(frame, LATENCY);
+                    if (nanos < 0) {
+                        throw new ProtocolException("LATENCY of " + nanos + " ns < 0");
+                    }
+                    sender.onChannelLatency(nanos);
+                }
                 case PROBE_ACK -> {
                     requireReady(type);
                     sender.onProbeAck(Frames.readLongBody(frame, PROBE_ACK), probeBytes, probeScratch);

@@ -254,7 +254,7 @@ public final class StreamReceiver implements AutoCloseable {
             return older;
         });
         s = new InboundStream(key, nextRingTarget.incrementAndGet(), handler, store, metrics, ordering,
-                (long) transport.settings.windowBytes() + transport.settings.maxFrameBytes());
+                (long) transport.settings.windowBytes() + transport.settings.maxFrameBytes(), transport.epochClock);
         streams.put(key, s);
         return s;
     }

@@ -6,6 +6,7 @@ import io.jetstream.core.batch.BatchController;
 import io.jetstream.core.batch.BatchListener;
 import io.jetstream.core.batch.BatchOptions;
 import io.jetstream.core.batch.FlushPolicy;
+import io.jetstream.core.qos.ChannelMeasurements;
 import io.jetstream.core.transport.ControlListener;
 import io.jetstream.core.transport.SenderMetrics;
 import io.jetstream.core.transport.TransportOptions.Reliability;
@@ -37,7 +38,10 @@ import org.slf4j.LoggerFactory;
  * deadline flusher finds its oldest record has waited the maximum delay. Sealed batches go to an
  * outbox bounded by {@code transport.memory-bytes} (then, acknowledged streams, a {@link SpillJournal}),
  * and leave round-robin over the ready routes while the bytes in flight stay within
- * {@code transport.window-bytes}; the receiver's cumulative acknowledgements free them.
+ * {@code transport.window-bytes}; the receiver's cumulative acknowledgements free them. Under a
+ * latency constraint ({@code qos.latency-bound-ms}) the stream is a channel of the transport's
+ * {@link io.jetstream.core.qos.QosService}: it reports its buffers' lifetimes, tags one record per
+ * interval, and its flush policy takes the constraint's output buffer size as a cap.
  *
  * <p>Threading contract: {@link #offer}, {@link #send}, {@link #flush} and {@link #close} are for
  * one producer thread (Storm's transfer thread). The open batch is owned by whoever holds the claim
@@ -58,6 +62,8 @@ public final class StreamSender implements AutoCloseable {
     /** One record in this many times its stay in {@link #offer} (the producer's load; a power of two). */
     private static final int LOAD_SAMPLE_EVERY = 64;
     private static final long LOAD_WINDOW_NANOS = 50_000_000;
+    /** Frame bytes of a QoS tag record. */
+    private static final int TAG_RECORD = RECORD_HEADER_LENGTH + TAG_LENGTH;
 
     final NettyTransport transport;
     final TransportSettings settings;
@@ -75,6 +81,8 @@ public final class StreamSender implements AutoCloseable {
     private final BatchFrameBuilder builder;
     private final FlushPolicy policy;
     private final BatchController controller;
+    /** This stream's measurements for the transport's latency constraint; null without one. */
+    private final ChannelMeasurements qos;
     private long lastSequence;
     // Producer load (producer thread): time inside offer, sampled.
     private long offers;
@@ -135,6 +143,18 @@ public final class StreamSender implements AutoCloseable {
         for (int i = 0; i < routes.length; i++) {
             routes[i] = new Route(this, i, routes.length, this.remotes.get(i % this.remotes.size()));
         }
+        ChannelMeasurements measurements = null;
+        if (transport.qos != null) {
+            try {
+                measurements = transport.qos.register(toString(), policy::setSizeCap);
+            } catch (RuntimeException e) {
+                if (journal != null) {
+                    journal.close();
+                }
+                throw e;
+            }
+        }
+        this.qos = measurements;
     }
 
     void start() {
@@ -284,6 +304,12 @@ public final class StreamSender implements AutoCloseable {
                     Math.max(256, (long) policy.targetBytes() + BATCH_FRAME_OVERHEAD + RECORD_HEADER_LENGTH + length));
             builder.begin(transport.alloc.directBuffer(initial, settings.maxFrameBytes() + LENGTH_FIELD));
         }
+        // One tag per measurement interval, at most one per frame; a record the tag would push out of
+        // its frame goes untagged, and the next one carries it.
+        if (qos != null && !builder.isTagged() && length <= maxRecordLength - TAG_RECORD && builder.fits(length + TAG_RECORD)
+                && qos.tagDue(now)) {
+            builder.appendTag(transport.epochClock.getAsLong());
+        }
         if (controller != null) {
             controller.onEvent(length, now);
         }
@@ -387,6 +413,9 @@ public final class StreamSender implements AutoCloseable {
         drainProbeResults();
         int records = builder.recordCount();
         ByteBuf frame = builder.seal(++lastSequence, settings.checksum());
+        if (qos != null && policy.pendingRecords() > 0) {
+            qos.onBufferLifetime(now - policy.pendingSinceNanos());
+        }
         policy.onFlush(reason);
         metrics.onSealed(records, frame.readableBytes());
         enqueue(new OutboundBatch(lastSequence, frame, records, now));
@@ -411,6 +440,18 @@ public final class StreamSender implements AutoCloseable {
             metrics.onProbe();
             r.sendProbe(now, bytes);
         }
+    }
+
+    /** The receiver measured a tagged record's channel latency (I/O thread). */
+    void onChannelLatency(long nanos) {
+        if (qos != null) {
+            qos.onChannelLatency(nanos);
+        }
+    }
+
+    /** The output buffer size the latency constraint allows this stream now, or empty without a constraint. */
+    public java.util.OptionalInt outputBufferBytes() {
+        return qos == null ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(policy.sizeCapBytes());
     }
 
     /** A route measured a probe's round trip (I/O thread). */
@@ -855,6 +896,9 @@ public final class StreamSender implements AutoCloseable {
         builder.discard();
         claim.set(FREE);
         transport.flusher.unregister(this);
+        if (qos != null) {
+            transport.qos.unregister(toString());
+        }
         for (Route r : routes) {
             r.close();
         }

@@ -19,6 +19,7 @@ public final class BatchFrameBuilder {
     private int limit;
     private ByteBuf frame;
     private int count;
+    private boolean tagged;
 
     public BatchFrameBuilder(int maxFrameLength) {
         this.maxFrameLength = maxFrameLength;
@@ -36,6 +37,7 @@ public final class BatchFrameBuilder {
     public void begin(ByteBuf buffer) {
         frame = buffer;
         count = 0;
+        tagged = false;
         frame.writeInt(0).writeByte(BATCH).writeLong(0).writeInt(0).writeInt(0);
     }
 
@@ -58,6 +60,26 @@ public final class BatchFrameBuilder {
         count++;
     }
 
+    /**
+     * Appends a QoS tag: the record appended next was emitted at {@code emittedEpochNanos} (wall
+     * clock). The caller checks that the tag and that record fit ({@link #fits} of their sum).
+     *
+     * @throws IllegalStateException if the frame has a tag already (a frame carries at most one)
+     */
+    public void appendTag(long emittedEpochNanos) {
+        if (tagged) {
+            throw new IllegalStateException("the frame has a QoS tag already");
+        }
+        frame.writeInt(TAG_TARGET).writeInt(TAG_LENGTH).writeLong(emittedEpochNanos);
+        tagged = true;
+    }
+
+    /** Whether the open frame carries a QoS tag. */
+    public boolean isTagged() {
+        return tagged;
+    }
+
+    /** Records appended so far (a tag is not one). */
     public int recordCount() {
         return count;
     }
@@ -77,6 +99,7 @@ public final class BatchFrameBuilder {
         f.setInt(body + BATCH_CHECKSUM_OFFSET, checksum ? checksum(f, BATCH_FRAME_OVERHEAD, f.writerIndex() - BATCH_FRAME_OVERHEAD) : 0);
         frame = null;
         count = 0;
+        tagged = false;
         return f;
     }
 
@@ -86,6 +109,7 @@ public final class BatchFrameBuilder {
             frame.release();
             frame = null;
             count = 0;
+            tagged = false;
         }
     }
 

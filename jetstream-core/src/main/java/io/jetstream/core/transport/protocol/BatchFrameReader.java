@@ -5,13 +5,15 @@ import static io.jetstream.core.transport.protocol.ProtocolDescriptor.*;
 import io.jetstream.core.transport.RecordConsumer;
 import io.netty.buffer.ByteBuf;
 import java.util.function.IntPredicate;
+import java.util.function.LongConsumer;
 import java.util.zip.CRC32C;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * Validates a whole BATCH frame before any record of it is delivered (a bad batch is refused as a
  * unit: no half-delivered batch), then hands the records to a {@link RecordConsumer} through one
- * reused flyweight — zero-copy when the frame is in direct memory.
+ * reused flyweight — zero-copy when the frame is in direct memory. A QoS tag record is checked like
+ * any other but handed to a tag consumer instead, when the records around it are delivered.
  *
  * <p>Not thread-safe: one per connection, used on its event loop.
  */
@@ -50,7 +52,8 @@ public final class BatchFrameReader {
         }
         int at = records;
         int end = records + remaining;
-        for (int i = 0; i < count; i++) {
+        boolean tagged = false;
+        for (int i = 0, delivered = 0; delivered < count; i++) {
             if (end - at < RECORD_HEADER_LENGTH) {
                 throw new ProtocolException("truncated BATCH " + sequence + ": record " + i + " of " + count + " has no header");
             }
@@ -60,8 +63,19 @@ public final class BatchFrameReader {
                 throw new ProtocolException("BATCH " + sequence + " record " + i + " length " + length + " outside [0, "
                         + (end - at - RECORD_HEADER_LENGTH) + "]");
             }
-            if (!knownTarget.test(target)) {
+            if (target == TAG_TARGET) {
+                if (length != TAG_LENGTH) {
+                    throw new ProtocolException("BATCH " + sequence + " record " + i + " is a QoS tag of " + length
+                            + " B; a tag has " + TAG_LENGTH);
+                }
+                if (tagged) {
+                    throw new ProtocolException("BATCH " + sequence + " carries more than one QoS tag");
+                }
+                tagged = true;
+            } else if (!knownTarget.test(target)) {
                 throw new ProtocolException("BATCH " + sequence + " record " + i + " has unknown target id " + target);
+            } else {
+                delivered++;
             }
             at += RECORD_HEADER_LENGTH + length;
         }
@@ -83,15 +97,17 @@ public final class BatchFrameReader {
         return sequence;
     }
 
+    /** Records of the last validated frame (a QoS tag is not one). */
     public int count() {
         return count;
     }
 
     /**
-     * Delivers the {@code count} records of a validated frame whose reader index is at its first
-     * record (a frame validated by any reader); consumes them.
+     * Delivers the records of a validated frame whose reader index is at its first record (a frame
+     * validated by any reader), and its QoS tag, if any, to {@code tags} when the records before it
+     * have been delivered; consumes them.
      */
-    public void deliver(ByteBuf frame, int count, RecordConsumer consumer) {
+    public void deliver(ByteBuf frame, RecordConsumer consumer, LongConsumer tags) {
         int at = frame.readerIndex();
         int end = frame.writerIndex();
         long base;
@@ -107,10 +123,14 @@ public final class BatchFrameReader {
             view.wrap(heapCopy, 0, n);
             base = at;
         }
-        for (int i = 0; i < count; i++) {
+        while (at < end) {
             int target = frame.getInt(at);
             int length = frame.getInt(at + 4);
-            consumer.accept(target, view, (int) (at + RECORD_HEADER_LENGTH - base), length);
+            if (target == TAG_TARGET) {
+                tags.accept(frame.getLong(at + RECORD_HEADER_LENGTH));
+            } else {
+                consumer.accept(target, view, (int) (at + RECORD_HEADER_LENGTH - base), length);
+            }
             at += RECORD_HEADER_LENGTH + length;
         }
         frame.readerIndex(end);

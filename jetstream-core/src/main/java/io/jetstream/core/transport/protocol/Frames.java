@@ -109,6 +109,11 @@ public final class Frames {
         return finish(start(alloc, ACK, 8).writeLong(sequence));
     }
 
+    /** Nephele's channel latency of one tagged record, measured by the receiver. */
+    public static ByteBuf latency(ByteBufAllocator alloc, long nanos) {
+        return finish(start(alloc, LATENCY, 8).writeLong(nanos));
+    }
+
     public static ByteBuf probeAck(ByteBufAllocator alloc, long id) {
         return finish(start(alloc, PROBE_ACK, 8).writeLong(id));
     }
@@ -145,7 +150,7 @@ public final class Frames {
         return f.readCharSequence(n, StandardCharsets.UTF_8).toString();
     }
 
-    /** The long of an 8-byte body (ACK, PROBE_ACK; PROBE may carry padding after it). */
+    /** The long of an 8-byte body (ACK, PROBE_ACK, LATENCY; PROBE may carry padding after it). */
     public static long readLongBody(ByteBuf f, byte type) {
         expectType(f, type);
         need(f, 8, typeName(type) + " body");

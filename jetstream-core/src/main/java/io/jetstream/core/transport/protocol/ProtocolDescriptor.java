@@ -13,12 +13,15 @@ package io.jetstream.core.transport.protocol;
  * WELCOME    server→client  long last delivered sequence of this stream and epoch, int ring target,
  *                           short n + n bytes ring name (empty unless the sender shares the host)
  * BATCH      client→server  long sequence, int record count, int CRC32C of the records (0 when off),
- *                           records: int target, int length, length bytes
+ *                           records: int target, int length, length bytes; at most one of them may be a
+ *                           QoS tag (target {@link #TAG_TARGET}, 8 bytes: the wall-clock time in ns since
+ *                           the epoch at which the record after it was emitted), neither counted nor delivered
  * ACK        server→client  long highest sequence delivered in order (cumulative)
  * CONTROL    server→client  int tag, int length, length bytes (back-pressure status, load, ...)
  * PROBE      client→server  long probe id, padding
  * PROBE_ACK  server→client  long probe id
  * ERROR      either         short n + n bytes UTF-8 reason; the sender closes after it
+ * LATENCY    server→client  long ns from a tagged record's emission to its delivery (Nephele's channel latency)
  * </pre>
  */
 public final class ProtocolDescriptor {
@@ -26,7 +29,7 @@ public final class ProtocolDescriptor {
 
     /** "JSTM". */
     public static final int MAGIC = 0x4A53544D;
-    public static final short VERSION = 1;
+    public static final short VERSION = 2;
 
     public static final byte CHALLENGE = 1;
     public static final byte HELLO = 2;
@@ -37,6 +40,7 @@ public final class ProtocolDescriptor {
     public static final byte PROBE = 7;
     public static final byte PROBE_ACK = 8;
     public static final byte ERROR = 9;
+    public static final byte LATENCY = 10;
 
     /** HELLO flags. */
     public static final int FLAG_ACKNOWLEDGED = 1;
@@ -64,6 +68,10 @@ public final class ProtocolDescriptor {
     public static final int BATCH_FRAME_OVERHEAD = LENGTH_FIELD + TYPE_FIELD + BATCH_HEADER_LENGTH;
     /** Per record: target id and length. */
     public static final int RECORD_HEADER_LENGTH = 8;
+    /** The target id of a QoS tag record: never a receiver's target. */
+    public static final int TAG_TARGET = Integer.MIN_VALUE;
+    /** A tag record's payload: one long, the emission time of the record after it. */
+    public static final int TAG_LENGTH = Long.BYTES;
 
     /** Smallest allowed maximum frame: a handshake must fit. */
     public static final int MIN_MAX_FRAME_LENGTH = 1024;
@@ -84,6 +92,7 @@ public final class ProtocolDescriptor {
             case PROBE -> "PROBE";
             case PROBE_ACK -> "PROBE_ACK";
             case ERROR -> "ERROR";
+            case LATENCY -> "LATENCY";
             default -> "unknown type " + type;
         };
     }

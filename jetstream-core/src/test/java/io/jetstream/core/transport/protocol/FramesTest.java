@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -77,6 +78,9 @@ class FramesTest {
         assertEquals(1000 - LENGTH_FIELD, p.readableBytes(), "a probe occupies its size on the wire");
         assertEquals(5, Frames.readLongBody(p, PROBE));
         p.release();
+        ByteBuf l = roundTrip(Frames.latency(ALLOC, 7_500_000));
+        assertEquals(7_500_000, Frames.readLongBody(l, LATENCY));
+        l.release();
         ByteBuf e = roundTrip(Frames.error(ALLOC, "no"));
         assertEquals("no", Frames.readError(e));
         e.release();
@@ -102,15 +106,66 @@ class FramesTest {
         reader.validate(frame, true, t -> t == 7 || t == 8);
         assertEquals(5, reader.sequence());
         List<String> got = new ArrayList<>();
-        reader.deliver(frame, reader.count(), (target, buffer, offset, length) -> {
+        reader.deliver(frame, (target, buffer, offset, length) -> {
             StringBuilder sb = new StringBuilder().append(target).append(':');
             for (int i = 0; i < length; i++) {
                 sb.append(buffer.getByte(offset + i)).append(' ');
             }
             got.add(sb.toString().trim());
-        });
+        }, tag -> fail("no tag was sent"));
         assertEquals(List.of("7:10 11 12", "8:"), got);
         frame.release();
+    }
+
+    @Test
+    void aQosTagTravelsWithTheRecordsButIsNeitherCountedNorDelivered() {
+        BatchFrameBuilder b = new BatchFrameBuilder(4096);
+        b.begin(ALLOC.buffer());
+        b.append(7, new byte[] {1}, 0, 1);
+        b.appendTag(1_700_000_000_123_456_789L);
+        b.append(8, new byte[] {2}, 0, 1);
+        assertEquals(2, b.recordCount());
+        ByteBuf frame = roundTrip(b.seal(9, true));
+        BatchFrameReader reader = new BatchFrameReader(4096);
+        reader.validate(frame, true, t -> t == 7 || t == 8);
+        assertEquals(2, reader.count());
+        List<String> seen = new ArrayList<>();
+        reader.deliver(frame, (target, buffer, offset, length) -> seen.add("record " + target),
+                tag -> seen.add("tag " + tag));
+        assertEquals(List.of("record 7", "tag 1700000000123456789", "record 8"), seen,
+                "the tag is handed over where its record is delivered");
+        frame.release();
+    }
+
+    @Test
+    void aMalformedQosTagIsRefusedByName() {
+        BatchFrameReader reader = new BatchFrameReader(4096);
+        // A "tag" of 4 bytes.
+        ByteBuf shortTag = batchOf(f -> f.writeInt(TAG_TARGET).writeInt(4).writeInt(0).writeInt(7).writeInt(0), 1);
+        ProtocolException e = assertThrows(ProtocolException.class, () -> reader.validate(shortTag, false, t -> t == 7));
+        assertTrue(e.getMessage().contains("QoS tag of 4 B; a tag has 8"), e.getMessage());
+        shortTag.release();
+        // Two tags in one batch.
+        ByteBuf twoTags = batchOf(f -> {
+            f.writeInt(TAG_TARGET).writeInt(8).writeLong(1);
+            f.writeInt(TAG_TARGET).writeInt(8).writeLong(2);
+            f.writeInt(7).writeInt(0);
+        }, 1);
+        e = assertThrows(ProtocolException.class, () -> reader.validate(twoTags, false, t -> t == 7));
+        assertTrue(e.getMessage().contains("more than one QoS tag"), e.getMessage());
+        twoTags.release();
+        // A tag after the last counted record.
+        ByteBuf trailing = batchOf(f -> f.writeInt(7).writeInt(0).writeInt(TAG_TARGET).writeInt(8).writeLong(1), 1);
+        e = assertThrows(ProtocolException.class, () -> reader.validate(trailing, false, t -> t == 7));
+        assertTrue(e.getMessage().contains("bytes after its 1 records"), e.getMessage());
+        trailing.release();
+    }
+
+    /** A BATCH frame body (type byte first) of sequence 1 declaring {@code count} records, written by {@code records}. */
+    private static ByteBuf batchOf(java.util.function.Consumer<ByteBuf> records, int count) {
+        ByteBuf f = ALLOC.buffer().writeByte(BATCH).writeLong(1).writeInt(count).writeInt(0);
+        records.accept(f);
+        return f;
     }
 
     @Test
