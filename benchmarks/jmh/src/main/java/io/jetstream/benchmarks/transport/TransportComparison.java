@@ -53,6 +53,11 @@ public final class TransportComparison {
 
         void flush() throws Exception;
 
+        /** What the path has settled on, for the report ("" if nothing to say). */
+        default String state() {
+            return "";
+        }
+
         @Override
         void close();
     }
@@ -144,7 +149,7 @@ public final class TransportComparison {
     }
 
     /** One measured run: records/s, mean, p50, p99 latency in µs. */
-    private static double[] run(RecordPath p, int size, int rate, double seconds, PeerProcess receiver) throws Exception {
+    static double[] run(RecordPath p, int size, int rate, double seconds, PeerProcess receiver) throws Exception {
         byte[] record = new byte[size];
         ByteBuffer view = ByteBuffer.wrap(record);
         view.put(0, TransportReceiverMain.START).putLong(1, System.nanoTime());
@@ -189,16 +194,26 @@ public final class TransportComparison {
         }
         Map<String, Object> raw = new HashMap<>();
         raw.put("jetstream.batch.max-event-delay-ms", MAX_DELAY_MS);
-        raw.put("jetstream.transport.checksum", false);
-        raw.put("jetstream.transport.ring.enabled", false); // TCP is measured here; the tbf peer shares /dev/shm // the plain pipeline has none either
         if (path.startsWith("fixed")) {
             raw.put("jetstream.batch.mode", "fixed");
             raw.put("jetstream.batch.fixed.target-bytes", Integer.parseInt(path.split(" ")[1]) << 10);
         }
+        return openJetStream(path.replace(' ', '-'), address, raw);
+    }
+
+    /**
+     * A JetStream stream to {@code address} over TCP, without checksums (the plain pipeline has
+     * neither), configured by {@code raw} ({@code jetstream.}-prefixed keys) on top of that.
+     */
+    static RecordPath openJetStream(String streamId, InetSocketAddress address, Map<String, Object> options) throws Exception {
+        Map<String, Object> raw = new HashMap<>();
+        raw.put("jetstream.transport.checksum", false);
+        raw.put("jetstream.transport.ring.enabled", false); // TCP is measured here; the tbf peer shares /dev/shm
+        raw.putAll(options);
         TransportSettings settings = TransportSettings.from(
                 JetStreamConfig.load(ConfigScope.STORM, raw, TransportSettings.GROUPS));
         NettyTransport transport = new NettyTransport(settings, "bench-sender");
-        StreamSender sender = transport.openSender(path.replace(' ', '-'), address, ControlListener.NONE);
+        StreamSender sender = transport.openSender(streamId, address, ControlListener.NONE);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!sender.isReady()) {
             if (System.nanoTime() > deadline) {
@@ -216,6 +231,13 @@ public final class TransportComparison {
             @Override
             public void flush() {
                 sender.flush();
+            }
+
+            @Override
+            public String state() {
+                return sender.outputBufferBytes().isPresent()
+                        ? "output buffer " + sender.outputBufferBytes().getAsInt() + " B"
+                        : "";
             }
 
             @Override
