@@ -33,6 +33,7 @@ public final class QosService implements AutoCloseable {
     private final QosReporter reporter;
     private final Map<String, ChannelMeasurements> channels = new LinkedHashMap<>();
     private final Map<String, Long> lastFailureLog = new LinkedHashMap<>();
+    private final java.util.List<QosListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final AtomicLong violations = new AtomicLong();
     private final AtomicLong resizes = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
@@ -41,7 +42,7 @@ public final class QosService implements AutoCloseable {
     private long now;
 
     /**
-     * @param listener told of every decision, after it is logged and counted
+     * @param listener told of every decision, after it is logged and counted (more with {@link #addListener})
      * @param nanoClock the clock of {@link #start}'s intervals and of the reporter's first interval
      */
     public QosService(QosSettings settings, QosListener listener, LongSupplier nanoClock) {
@@ -51,7 +52,8 @@ public final class QosService implements AutoCloseable {
         this.settings = settings;
         this.nanoClock = nanoClock;
         this.buffers = new ChannelBuffers(settings.initialBufferBytes());
-        this.manager = new QosManager(java.util.List.of(), settings.rule(), buffers, new Decisions(listener));
+        this.listeners.add(listener);
+        this.manager = new QosManager(java.util.List.of(), settings.rule(), buffers, new Decisions());
         this.reporter = new QosReporter(settings.measurementIntervalNanos(), nanoClock.getAsLong(), manager::onReport);
     }
 
@@ -114,6 +116,11 @@ public final class QosService implements AutoCloseable {
         }, interval, interval, TimeUnit.NANOSECONDS);
     }
 
+    /** Tells {@code listener} of every decision from now on (an engine's metrics), on the service's thread. */
+    public void addListener(QosListener listener) {
+        listeners.add(listener);
+    }
+
     /** A registered channel's current output buffer size. */
     public int bufferBytes(String channel) {
         return buffers.get(channel).bytes();
@@ -146,19 +153,13 @@ public final class QosService implements AutoCloseable {
         channels.clear();
     }
 
-    /** Logs and counts each decision, then tells the given listener. Runs on the service's thread. */
+    /** Logs and counts each decision, then tells the listeners. Runs on the service's thread. */
     private final class Decisions implements QosListener {
-        private final QosListener next;
-
-        Decisions(QosListener next) {
-            this.next = next;
-        }
-
         @Override
         public void onViolation(LatencyConstraint constraint, double estimateMillis) {
             violations.incrementAndGet();
             LOG.debug("Constraint {} violated: {} ms", constraint.name(), estimateMillis);
-            next.onViolation(constraint, estimateMillis);
+            listeners.forEach(l -> l.onViolation(constraint, estimateMillis));
         }
 
         @Override
@@ -166,7 +167,7 @@ public final class QosService implements AutoCloseable {
             resizes.incrementAndGet();
             LOG.info("Channel {}: output buffer {} B -> {} B (output buffer latency {} ms)", channel, fromBytes, toBytes,
                     String.format("%.2f", outputBufferLatencyMillis));
-            next.onResize(channel, fromBytes, toBytes, outputBufferLatencyMillis);
+            listeners.forEach(l -> l.onResize(channel, fromBytes, toBytes, outputBufferLatencyMillis));
         }
 
         @Override
@@ -179,7 +180,7 @@ public final class QosService implements AutoCloseable {
                         + "(the rest is transfer and task time; a larger bound or a faster link is needed)",
                         constraint.name(), String.format("%.2f", estimateMillis));
             }
-            next.onFailed(constraint, estimateMillis);
+            listeners.forEach(l -> l.onFailed(constraint, estimateMillis));
         }
     }
 }

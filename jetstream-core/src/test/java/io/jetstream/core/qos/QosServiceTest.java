@@ -21,6 +21,13 @@ class QosServiceTest {
     @Test
     void aViolatingChannelIsShrunkThroughItsSinkAndALeftChannelIsNot() {
         QosService service = service();
+        List<String> decisions = new ArrayList<>();
+        service.addListener(new QosListener() {
+            @Override
+            public void onResize(String channel, int fromBytes, int toBytes, double outputBufferLatencyMillis) {
+                decisions.add(channel + " " + fromBytes + " -> " + toBytes);
+            }
+        });
         List<Integer> sizes = new ArrayList<>();
         ChannelMeasurements m = service.register("a->b", sizes::add);
         assertEquals(List.of(32 << 10), sizes, "the initial size is handed over at once");
@@ -35,6 +42,7 @@ class QosServiceTest {
         assertEquals(List.of(32 << 10, expected), sizes);
         assertEquals(expected, service.bufferBytes("a->b"));
         assertEquals(1, service.resizes());
+        assertEquals(List.of("a->b 32768 -> " + expected), decisions, "an added listener hears each resize");
         assertEquals(1, service.violations());
 
         // The next interval's measurements are its own (the drained ones are not counted again), and
