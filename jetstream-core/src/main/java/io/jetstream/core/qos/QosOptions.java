@@ -28,7 +28,9 @@ public final class QosOptions {
 
     public static final ConfigOption<Integer> INITIAL_BUFFER_BYTES = ConfigOption.intOption(
             "qos.buffer.initial-bytes", 32 << 10, 1, 64 << 20,
-            "Output buffer size of a channel before the first adaptation (Flink's and Nephele's 32 KiB).");
+            "Output buffer size of a channel before the first adaptation (Flink's and Nephele's 32 KiB). "
+                    + "In the JetStream transport the size caps the adaptive batch target too, until the "
+                    + "constraint changes it: set it to `qos.buffer.max-bytes` to leave adaptive batches free.");
 
     public static final ConfigOption<Integer> MIN_BUFFER_BYTES = ConfigOption.intOption(
             "qos.buffer.min-bytes", 200, 1, 64 << 20, "Smallest output buffer (the paper's epsilon).");
