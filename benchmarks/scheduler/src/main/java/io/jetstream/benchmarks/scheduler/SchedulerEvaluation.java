@@ -60,6 +60,7 @@ public final class SchedulerEvaluation {
         boolean scale = true;
         boolean verbose = false;
         boolean tradeOff = true;
+        boolean bounds = false;
         for (String arg : args) {
             if (arg.startsWith("jetstream.scheduler.") && arg.contains("=")) {
                 options.put(arg.substring(0, arg.indexOf('=')), arg.substring(arg.indexOf('=') + 1));
@@ -81,9 +82,11 @@ public final class SchedulerEvaluation {
                 scale = false;
             } else if (arg.equals("--no-tradeoff")) {
                 tradeOff = false;
+            } else if (arg.equals("--bounds")) {
+                bounds = true;
             } else {
                 throw new IllegalArgumentException("unknown argument " + arg + "; known: jetstream.scheduler.<option>=<value>, "
-                        + "--kinds=shuffle,local-or-shuffle,skewed, --executors-per-slot=N (2), --no-tables, --no-scale, --no-tradeoff, --verbose");
+                        + "--kinds=shuffle,local-or-shuffle,skewed, --executors-per-slot=N (2), --no-tables, --no-scale, --no-tradeoff, --bounds, --verbose");
             }
         }
         System.out.println("JetStream options: " + (options.isEmpty() ? "defaults" : options));
@@ -121,6 +124,9 @@ public final class SchedulerEvaluation {
         }
         if (tradeOff) {
             tradeOff(trafficDir);
+        }
+        if (bounds) {
+            bounds(options, trafficDir);
         }
         // Storm's schedulers leave non-daemon threads behind; this is a command-line run, so end it.
         System.exit(0);
@@ -192,6 +198,60 @@ public final class SchedulerEvaluation {
                 System.out.println(line);
             }
         }
+    }
+
+    /**
+     * Shuffle groupings from structure: how far below the even scheduler's inter-node traffic any
+     * placement can go whose nodes each carry at most {@code cap} × the mean load ({@link PlacementBound}),
+     * for the target's 1.15 (or JetStream's own load where no placement meets 1.15) and for 1.3, next to
+     * what JetStream reaches. Averaged like the tables: per family the mean over clusters, then over families.
+     */
+    private static void bounds(Map<String, Object> options, Path trafficDir) throws Exception {
+        System.out.println();
+        System.out.println("## Bounds: shuffle from structure, the least inter-node traffic any placement can have");
+        System.out.println("| family | cluster | even | JetStream (load) | bound at max(1.15, JetStream's load) | bound at 1.3 | method, node configurations |");
+        System.out.println("|---|---|---:|---:|---:|---:|---|");
+        double sumOurs = 0;
+        double sumTight = 0;
+        double sumLoose = 0;
+        for (String family : TopologyFamilies.NAMES) {
+            double even = 0;
+            double ours = 0;
+            double tight = 0;
+            double loose = 0;
+            for (int[] shape : CLUSTERS) {
+                Case c = Case.of(family, TopologyFamilies.Grouping.SHUFFLE, shape[0], shape[1], 17 * shape[0] + shape[1]);
+                Outcome e = c.run("even", Map.of(), trafficDir);
+                Outcome o = c.run(OURS, options, trafficDir);
+                PlacementBound.Structure s = PlacementBound.of(c.generated, c.tasksOf, c.taskCount, c.kind);
+                double mean = s.totalLoad() / c.nodes;
+                double capRatio = Math.max(1.15, o.maxOverMean() + 1e-9);
+                long start = System.nanoTime();
+                PlacementBound.Bound b = PlacementBound.maxLocal(s, c.nodes, capRatio * mean);
+                PlacementBound.Bound b13 = PlacementBound.maxLocal(s, c.nodes, Math.max(1.3, capRatio) * mean);
+                double seconds = (System.nanoTime() - start) / 1e9;
+                double lower = 1 - b.maxLocal() / s.totalTraffic();
+                double lower13 = 1 - b13.maxLocal() / s.totalTraffic();
+                System.out.printf("| %s | %dx%d | %.3f | %.3f (%.2f) | %.3f | %.3f | %s / %s, %,d configurations, %.1f s |%n",
+                        family, shape[0], shape[1], e.crossFraction(), o.crossFraction(), o.maxOverMean(), lower, lower13,
+                        b.exact() ? "exact" : "Lagrangian", b13.exact() ? "exact" : "Lagrangian", b.configurations(), seconds);
+                even += e.crossFraction();
+                ours += o.crossFraction();
+                tight += lower;
+                loose += lower13;
+            }
+            System.out.printf("| **%s** | mean | %.3f | %.3f (%.2f x even) | %.3f (%.2f x even) | %.3f (%.2f x even) | |%n", family,
+                    even / CLUSTERS.length, ours / CLUSTERS.length, ours / even, tight / CLUSTERS.length, tight / even,
+                    loose / CLUSTERS.length, loose / even);
+            sumOurs += ours / even;
+            sumTight += tight / even;
+            sumLoose += loose / even;
+            System.out.flush();
+        }
+        int families = TopologyFamilies.NAMES.size();
+        System.out.printf("- averaged over families: JetStream %.3f x even; no placement within max(1.15, JetStream's load) "
+                + "goes below %.3f x even, none within 1.3 below %.3f x even%n", sumOurs / families, sumTight / families,
+                sumLoose / families);
     }
 
     /** Traffic against allowed imbalance: JetStream's balance factor swept, the stock schedulers as points. */
