@@ -76,7 +76,8 @@ public record ThroughputCurve(double latencySeconds, double stableBytesPerSecond
      * {@code max(0, B − burst)}. The burst whose fit has the smallest sum of squared relative
      * residuals replaces the affine fit if that sum is at most {@value #BURST_FIT_GAIN} of the
      * affine one's — relative, because the small sends a bucket favours are the ones an absolute
-     * fit ignores.
+     * fit ignores. A bucket found, its depth is then the deepest any sample implies
+     * ({@link #withDeepestBurst}).
      *
      * @throws IllegalArgumentException with fewer than two samples or two distinct sizes
      */
@@ -133,7 +134,29 @@ public record ThroughputCurve(double latencySeconds, double stableBytesPerSecond
                 }
             }
         }
-        return best;
+        return best.burstBytes() > 0 ? best.withDeepestBurst(bytes, seconds, count) : best;
+    }
+
+    /**
+     * This curve with the deepest burst any sample above it implies, {@code B − (T − latency) · stable}
+     * (at most B). Samples of one link see different amounts of a token bucket: a probe sent into a
+     * stream, or soon after another probe, finds it partly spent, and the least-squares breakpoint
+     * then lies between the depths the probes happened to find (on a 4 KiB bucket under 86 % load:
+     * 2.6 KB, where a 4 KiB probe implied 3.9 KB and 16 KiB probes sent after it almost nothing).
+     * A stream's own frames, with idle time between them, find the bucket full; the deepest burst
+     * observed is the nearest to its depth, and the one that predicts them (measured: frames of
+     * 4–8 KB over-predicted up to 6× with the breakpoint, within 20 % with the deepest burst).
+     * Sustained throughput stays bounded by {@code stable} ({@link #occupancySeconds}).
+     */
+    private ThroughputCurve withDeepestBurst(double[] bytes, double[] seconds, int count) {
+        double deepest = burstBytes;
+        for (int i = 0; i < count; i++) {
+            if (bytes[i] > burstBytes) {
+                double implied = bytes[i] - (seconds[i] - latencySeconds) * stableBytesPerSecond;
+                deepest = Math.max(deepest, Math.min(bytes[i], implied));
+            }
+        }
+        return deepest < burstBytes + 1 ? this : new ThroughputCurve(latencySeconds, stableBytesPerSecond, deepest); // a byte: rounding
     }
 
     /** Least squares of the time on {@code max(0, B − burst)}, or null without a positive rate and latency. */

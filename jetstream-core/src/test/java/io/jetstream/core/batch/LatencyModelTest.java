@@ -106,6 +106,19 @@ class LatencyModelTest {
         assertEquals(3_500, found.burstBytes(), 1e-6, "where the line through the larger sizes meets the latency: " + found);
         assertEquals(4e-6, found.latencySeconds(), 1e-12);
         assertEquals(12.5e6, found.stableBytesPerSecond(), 1e-3);
+        // Probes that found the bucket in different states (measured on tbf, 4 KiB bucket, 86 % load:
+        // the 4 KiB probe found it nearly full, the 16 and 64 KiB ones, sent after it into the stream,
+        // almost empty): the depth is the deepest any sample implies, and above it the curve is the
+        // lower envelope of the samples — no sample is faster than predicted.
+        double[] mixedBytes = {318, 4_294, 17_176, 68_572};
+        double[] mixedSeconds = {12.5e-6, 43.5e-6, 1368.3e-6, 5512.1e-6};
+        ThroughputCurve mixed = ThroughputCurve.fit(mixedBytes, mixedSeconds, 4);
+        assertEquals(4_294 - (43.5e-6 - mixed.latencySeconds()) * mixed.stableBytesPerSecond(), mixed.burstBytes(), 1e-6,
+                mixed.toString());
+        assertTrue(mixed.burstBytes() > 3_800, "near the 4 KiB bucket: " + mixed);
+        for (int i = 0; i < mixedBytes.length; i++) {
+            assertTrue(mixedSeconds[i] >= mixed.transferSeconds(mixedBytes[i]) - 1e-12, "sample " + i + " under " + mixed);
+        }
         // Unsorted input is sorted first.
         assertEquals(found, ThroughputCurve.fit(new double[] {68_572, 894, 17_176, 4_294},
                 new double[] {probedSeconds[3], probedSeconds[0], probedSeconds[2], probedSeconds[1]}, 4));
