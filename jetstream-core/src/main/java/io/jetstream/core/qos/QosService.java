@@ -1,7 +1,9 @@
 package io.jetstream.core.qos;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -33,7 +35,7 @@ public final class QosService implements AutoCloseable {
     private final QosReporter reporter;
     private final Map<String, ChannelMeasurements> channels = new LinkedHashMap<>();
     private final Map<String, Long> lastFailureLog = new LinkedHashMap<>();
-    private final java.util.List<QosListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<QosListener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicLong violations = new AtomicLong();
     private final AtomicLong resizes = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
@@ -53,7 +55,7 @@ public final class QosService implements AutoCloseable {
         this.nanoClock = nanoClock;
         this.buffers = new ChannelBuffers(settings.initialBufferBytes());
         this.listeners.add(listener);
-        this.manager = new QosManager(java.util.List.of(), settings.rule(), buffers, new Decisions());
+        this.manager = new QosManager(List.of(), settings.rule(), buffers, new Decisions());
         this.reporter = new QosReporter(settings.measurementIntervalNanos(), nanoClock.getAsLong(), manager::onReport);
     }
 
