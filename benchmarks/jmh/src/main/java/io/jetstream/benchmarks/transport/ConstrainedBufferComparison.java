@@ -1,7 +1,6 @@
 package io.jetstream.benchmarks.transport;
 
 import io.jetstream.benchmarks.PeerProcess;
-import io.jetstream.benchmarks.model.ShapedLink;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -47,23 +46,16 @@ public final class ConstrainedBufferComparison {
             }
         }
         StringBuilder verdicts = new StringBuilder();
+        long bound = boundMs;
+        List<Integer> paced = rates;
+        double runSeconds = seconds;
+        double warmupSeconds = warmup;
         for (String link : links) {
-            ShapedLink shaped = link.equals("tbf") ? ShapedLink.create("100mbit", "16kb") : null;
-            try {
-                String bind = shaped == null ? "127.0.0.1" : shaped.peerAddress();
-                List<String> prefix = shaped == null ? List.of() : shaped.peerPrefix();
-                try (PeerProcess receiver = PeerProcess.start(prefix, TransportReceiverMain.class, bind)) {
-                    String[] ports = receiver.readyLine().split(" ");
-                    InetSocketAddress jet = new InetSocketAddress(bind, Integer.parseInt(ports[1]));
-                    for (int rate : rates) {
-                        verdicts.append(scenario(link, rate, boundMs, seconds, warmup, receiver, jet));
-                    }
+            TransportComparison.onLink(link, "100mbit", (receiver, jet, plain) -> {
+                for (int rate : paced) {
+                    verdicts.append(scenario(link, rate, bound, runSeconds, warmupSeconds, receiver, jet));
                 }
-            } finally {
-                if (shaped != null) {
-                    shaped.close();
-                }
-            }
+            });
         }
         System.out.println("\n" + verdicts);
         System.exit(0);

@@ -77,33 +77,51 @@ public final class TransportComparison {
             }
         }
         StringBuilder verdicts = new StringBuilder();
+        double runSeconds = seconds;
+        int slowRate = lowRate;
+        String rateLabel = tbfRate;
         for (String link : links) {
-            ShapedLink shaped = link.equals("tbf") ? ShapedLink.create(tbfRate, "16kb") : null;
-            try {
-                String bind = shaped == null ? "127.0.0.1" : shaped.peerAddress();
-                List<String> prefix = shaped == null ? List.of() : shaped.peerPrefix();
-                try (PeerProcess receiver = PeerProcess.start(prefix, TransportReceiverMain.class, bind)) {
-                    String[] ports = receiver.readyLine().split(" ");
-                    InetSocketAddress jet = new InetSocketAddress(bind, Integer.parseInt(ports[1]));
-                    InetSocketAddress plain = new InetSocketAddress(bind, Integer.parseInt(ports[2]));
-                    for (int size : new int[] {224, 800}) {
-                        for (int rate : new int[] {0, lowRate}) {
-                            verdicts.append(scenario(link + (shaped == null ? "" : " " + tbfRate), size, rate, seconds,
-                                    receiver, jet, plain));
-                        }
+            onLink(link, tbfRate, (receiver, jet, plain) -> {
+                for (int size : new int[] {224, 800}) {
+                    for (int rate : new int[] {0, slowRate}) {
+                        verdicts.append(scenario(link + (link.equals("tbf") ? " " + rateLabel : ""), size, rate, runSeconds,
+                                receiver, jet, plain));
                     }
                 }
-                if (shaped != null) {
-                    System.out.println("qdisc after the runs: `" + shaped.describe() + "`");
-                }
-            } finally {
-                if (shaped != null) {
-                    shaped.close();
-                }
-            }
+            });
         }
         System.out.println("\n" + verdicts);
         System.exit(0); // Netty's and the transport's threads are daemons, but leave nothing to chance
+    }
+
+    /** What a comparison runs against one link's receiver JVM: its JetStream and plain Netty addresses. */
+    interface ReceiverRun {
+        void run(PeerProcess receiver, InetSocketAddress jet, InetSocketAddress plain) throws Exception;
+    }
+
+    /**
+     * Starts the receiver JVM ({@link TransportReceiverMain}) behind {@code link} — loopback, or
+     * {@code tbf}: a network namespace behind a veth pair shaped to {@code tbfRate} (root needed) —
+     * runs {@code body} against it, prints the qdisc's counters, and removes the namespace.
+     */
+    static void onLink(String link, String tbfRate, ReceiverRun body) throws Exception {
+        ShapedLink shaped = link.equals("tbf") ? ShapedLink.create(tbfRate, "16kb") : null;
+        try {
+            String bind = shaped == null ? "127.0.0.1" : shaped.peerAddress();
+            List<String> prefix = shaped == null ? List.of() : shaped.peerPrefix();
+            try (PeerProcess receiver = PeerProcess.start(prefix, TransportReceiverMain.class, bind)) {
+                String[] ports = receiver.readyLine().split(" ");
+                body.run(receiver, new InetSocketAddress(bind, Integer.parseInt(ports[1])),
+                        new InetSocketAddress(bind, Integer.parseInt(ports[2])));
+            }
+            if (shaped != null) {
+                System.out.println("qdisc after the runs: `" + shaped.describe() + "`");
+            }
+        } finally {
+            if (shaped != null) {
+                shaped.close();
+            }
+        }
     }
 
     private static String scenario(String link, int size, int rate, double seconds, PeerProcess receiver,
