@@ -36,6 +36,9 @@ public final class QosService implements AutoCloseable {
     private final Map<String, ChannelMeasurements> channels = new LinkedHashMap<>();
     private final Map<String, Long> lastFailureLog = new LinkedHashMap<>();
     private final List<QosListener> listeners = new CopyOnWriteArrayList<>();
+    /** Each channel's own listener (its gauges), and the channel of each constraint. Guarded by this. */
+    private final Map<String, QosListener> channelListeners = new LinkedHashMap<>();
+    private final Map<String, String> channelOfConstraint = new LinkedHashMap<>();
     private final AtomicLong violations = new AtomicLong();
     private final AtomicLong resizes = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
@@ -65,13 +68,24 @@ public final class QosService implements AutoCloseable {
      *
      * @throws IllegalStateException if a channel of that name is registered already
      */
-    public synchronized ChannelMeasurements register(String channel, IntConsumer sizeSink) {
+    public ChannelMeasurements register(String channel, IntConsumer sizeSink) {
+        return register(channel, sizeSink, QosListener.NONE);
+    }
+
+    /**
+     * As {@link #register(String, IntConsumer)}, and tells {@code channelListener} of the decisions
+     * about this channel only (its gauges), on the service's thread.
+     */
+    public synchronized ChannelMeasurements register(String channel, IntConsumer sizeSink, QosListener channelListener) {
         if (channels.containsKey(channel)) {
             throw new IllegalStateException("channel " + channel + " is already under a latency constraint");
         }
         ChannelMeasurements m = new ChannelMeasurements(channel, settings.measurementIntervalNanos());
         channels.put(channel, m);
-        manager.add(settings.channelConstraint(channel, null));
+        LatencyConstraint constraint = settings.channelConstraint(channel, null);
+        manager.add(constraint);
+        channelListeners.put(channel, channelListener);
+        channelOfConstraint.put(constraint.name(), channel);
         buffers.bind(channel, sizeSink);
         LOG.info("Channel {} under a latency constraint of {} ms (window {} ms); output buffer {} B", channel,
                 settings.latencyBoundMillis(), settings.windowNanos() / 1_000_000, buffers.get(channel).bytes());
@@ -85,6 +99,8 @@ public final class QosService implements AutoCloseable {
             buffers.forget(channel);
             manager.remove(constraint, channel);
             lastFailureLog.remove(constraint);
+            channelListeners.remove(channel);
+            channelOfConstraint.remove(constraint);
         }
     }
 
@@ -153,15 +169,26 @@ public final class QosService implements AutoCloseable {
             buffers.unbind(channel);
         }
         channels.clear();
+        channelListeners.clear();
+        channelOfConstraint.clear();
     }
 
-    /** Logs and counts each decision, then tells the listeners. Runs on the service's thread. */
+    /**
+     * Logs and counts each decision, then tells the listeners and the channel's own. Runs on the
+     * service's thread, under its lock.
+     */
     private final class Decisions implements QosListener {
+        private QosListener of(LatencyConstraint constraint) {
+            String channel = channelOfConstraint.get(constraint.name());
+            return channel == null ? QosListener.NONE : channelListeners.getOrDefault(channel, QosListener.NONE);
+        }
+
         @Override
         public void onViolation(LatencyConstraint constraint, double estimateMillis) {
             violations.incrementAndGet();
             LOG.debug("Constraint {} violated: {} ms", constraint.name(), estimateMillis);
             listeners.forEach(l -> l.onViolation(constraint, estimateMillis));
+            of(constraint).onViolation(constraint, estimateMillis);
         }
 
         @Override
@@ -170,6 +197,7 @@ public final class QosService implements AutoCloseable {
             LOG.info("Channel {}: output buffer {} B -> {} B (output buffer latency {} ms)", channel, fromBytes, toBytes,
                     String.format("%.2f", outputBufferLatencyMillis));
             listeners.forEach(l -> l.onResize(channel, fromBytes, toBytes, outputBufferLatencyMillis));
+            channelListeners.getOrDefault(channel, QosListener.NONE).onResize(channel, fromBytes, toBytes, outputBufferLatencyMillis);
         }
 
         @Override
@@ -183,6 +211,7 @@ public final class QosService implements AutoCloseable {
                         constraint.name(), String.format("%.2f", estimateMillis));
             }
             listeners.forEach(l -> l.onFailed(constraint, estimateMillis));
+            of(constraint).onFailed(constraint, estimateMillis);
         }
     }
 }

@@ -62,6 +62,37 @@ class QosServiceTest {
     }
 
     @Test
+    void aChannelsOwnListenerHearsOfItsChannelOnly() {
+        QosService service = service();
+        List<String> heardByA = new ArrayList<>();
+        QosListener a = new QosListener() {
+            @Override
+            public void onViolation(LatencyConstraint constraint, double estimateMillis) {
+                heardByA.add("violation " + constraint.name());
+            }
+
+            @Override
+            public void onResize(String channel, int fromBytes, int toBytes, double outputBufferLatencyMillis) {
+                heardByA.add("resize " + channel);
+            }
+        };
+        ChannelMeasurements ma = service.register("a", size -> {}, a);
+        ChannelMeasurements mb = service.register("b", size -> {}, QosListener.NONE);
+        mb.onBufferLifetime(120 * MS); // only b violates its bound
+        mb.onChannelLatency(60 * MS);
+        ma.onBufferLifetime(1 * MS);
+        ma.onChannelLatency(2 * MS);
+        service.runInterval(INTERVAL);
+        assertEquals(1, service.resizes());
+        assertTrue(heardByA.isEmpty(), "a heard of b: " + heardByA);
+        ma.onBufferLifetime(120 * MS);
+        ma.onChannelLatency(60 * MS);
+        service.runInterval(2 * INTERVAL);
+        assertEquals(List.of("violation a <= 30.0 ms", "resize a"), heardByA);
+        service.close();
+    }
+
+    @Test
     void measurementsAreIntervalMeansAndTagsOnePerInterval() {
         List<QosReporter.Report> reports = new ArrayList<>();
         QosReporter reporter = new QosReporter(INTERVAL, 0, reports::add);

@@ -3,9 +3,9 @@ package io.jetstream.core.transport.netty;
 import static io.jetstream.core.transport.protocol.ProtocolDescriptor.*;
 
 import io.jetstream.core.batch.BatchController;
-import io.jetstream.core.batch.BatchListener;
 import io.jetstream.core.batch.BatchOptions;
 import io.jetstream.core.batch.FlushPolicy;
+import io.jetstream.core.metrics.AdaptiveControlGauges;
 import io.jetstream.core.qos.ChannelMeasurements;
 import io.jetstream.core.transport.ControlListener;
 import io.jetstream.core.transport.SenderMetrics;
@@ -72,6 +72,8 @@ public final class StreamSender implements AutoCloseable {
     final ControlListener controls;
     final long epoch = ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE | 1L;
     private final SenderMetrics metrics = new SenderMetrics();
+    /** Every batch and Nephele decision about this stream, as gauges. */
+    private final AdaptiveControlGauges gauges = new AdaptiveControlGauges();
     private final Route[] routes;
     private final int maxRecordLength;
 
@@ -131,7 +133,7 @@ public final class StreamSender implements AutoCloseable {
         this.builder = new BatchFrameBuilder(settings.maxFrameBytes());
         this.policy = settings.batch().newFlushPolicy();
         this.controller = settings.batch().mode() == BatchOptions.Mode.ADAPTIVE
-                ? settings.batch().newController(policy, Runtime.getRuntime().availableProcessors(), BatchListener.NONE)
+                ? settings.batch().newController(policy, Runtime.getRuntime().availableProcessors(), gauges)
                 : null;
         this.journal = settings.reliability() == Reliability.ACKNOWLEDGED && settings.journalDir().isPresent()
                 ? new SpillJournal(settings.journalDir().get().resolve(safe(transport.peerId) + "-" + safe(streamId)),
@@ -146,7 +148,7 @@ public final class StreamSender implements AutoCloseable {
         ChannelMeasurements measurements = null;
         if (transport.qos != null) {
             try {
-                measurements = transport.qos.register(toString(), policy::setSizeCap);
+                measurements = transport.qos.register(toString(), policy::setSizeCap, gauges);
             } catch (RuntimeException e) {
                 if (journal != null) {
                     journal.close();
@@ -447,6 +449,15 @@ public final class StreamSender implements AutoCloseable {
         if (qos != null) {
             qos.onChannelLatency(nanos);
         }
+    }
+
+    /**
+     * The adaptive controller's decisions (batch size, routes, every estimated component) and the
+     * latency constraint's (violations, resizes, output buffer size) about this stream, as named
+     * gauges ({@link AdaptiveControlGauges#gauges()}) for an engine's metric system.
+     */
+    public AdaptiveControlGauges controlGauges() {
+        return gauges;
     }
 
     /** The output buffer size the latency constraint allows this stream now, or empty without a constraint. */

@@ -113,6 +113,9 @@ class LatencyConstrainedStreamTest {
         assertTrue(last <= BOUND_MS, "records of the last second met the " + BOUND_MS + " ms bound: " + last
                 + " ms (buffer " + buffer + " B, " + qos.resizes() + " resizes, " + qos.violations() + " violations)");
         assertEquals(0, latencies.otherTargets, "the tags were not delivered as records");
+        Map<String, java.util.function.DoubleSupplier> gauges = sender.controlGauges().gauges();
+        assertEquals(qos.resizes(), (long) gauges.get("qos.resizes").getAsDouble(), "the stream's gauges saw every resize");
+        assertEquals(buffer, gauges.get("qos.output-buffer-bytes").getAsDouble(), "and its current size");
         sender.close();
         assertTrue(sender.outputBufferBytes().isPresent());
     }
