@@ -24,9 +24,10 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Seeded fuzzing of the receiver's whole connection pipeline (frame decoder, handshake, batch
- * validation, ordering) on an {@link EmbeddedChannel}: valid streams with random mutations
+ * validation with QoS tags, ordering) on an {@link EmbeddedChannel}: valid streams with random mutations
  * (flipped bytes, truncations, random lengths, junk) cut into random chunks. No exception may escape
- * the connection, no corrupted record may be delivered (checksums on), memory stays bounded by the
+ * the connection, no corrupted record may be delivered on a stream whose HELLO declared checksums
+ * (a flip can clear that flag; such a stream is counted apart), memory stays bounded by the
  * maximum frame, and nothing leaks (paranoid leak detection). Bounded in iterations and time.
  */
 class ReceiverFuzzTest {
@@ -45,10 +46,17 @@ class ReceiverFuzzTest {
             long start = System.nanoTime();
             long maxDirect = 0;
             int iterations = 0;
+            int corruptWithChecksums = 0;
+            int withoutChecksums = 0;
             for (; iterations < ITERATIONS && System.nanoTime() - start < TIME_BUDGET_NANOS; iterations++) {
                 EmbeddedChannel ch = new EmbeddedChannel(receiver.connectionInitializer());
+                ByteBuf input = input(random, iterations);
+                // A flip of HELLO's flags byte can declare the stream unchecked: its records then carry
+                // no CRC by the sender's own word, and corruption in them cannot be told apart.
+                boolean checked = (input.getByte(HELLO_FLAGS_OFFSET) & FLAG_CHECKSUM) != 0;
+                int corruptBefore = delivered.corrupt;
                 try {
-                    for (ByteBuf chunk : chunks(input(random, iterations), random)) {
+                    for (ByteBuf chunk : chunks(input, random)) {
                         if (!ch.isOpen()) {
                             chunk.release();
                             continue;
@@ -61,17 +69,28 @@ class ReceiverFuzzTest {
                 } finally {
                     ch.finishAndReleaseAll();
                 }
+                if (checked) {
+                    corruptWithChecksums += delivered.corrupt - corruptBefore;
+                } else {
+                    withoutChecksums++;
+                }
             }
             receiver.close();
             assertTrue(iterations >= 200, "only " + iterations + " iterations in the time budget");
-            assertEquals(0, delivered.corrupt, "corrupted records delivered");
+            assertEquals(0, corruptWithChecksums, "corrupted records delivered on streams with checksums ("
+                    + withoutChecksums + " streams had the flag flipped off)");
             assertTrue(receiver.metrics().protocolErrors() > iterations / 4, "mutations refused: " + receiver.metrics());
             assertTrue(receiver.metrics().recordsDelivered() > 0, "intact batches delivered: " + receiver.metrics());
+            assertTrue(delivered.snapshot().stream().allMatch(d -> d.target() >= 0 && d.target() < 8),
+                    "only records of known targets delivered (no QoS tag)");
             assertTrue(maxDirect < 64L << 20, "pooled direct memory peaked at " + maxDirect + " B");
         }
     }
 
-    /** A valid stream (HELLO with checksums, batches 1..n), then one mutation. */
+    /** Where HELLO's flags byte sits in the stream: after its length, type, magic and version. */
+    private static final int HELLO_FLAGS_OFFSET = LENGTH_FIELD + TYPE_FIELD + 4 + 2;
+
+    /** A valid stream (HELLO with checksums, batches 1..n, a QoS tag in some), then one mutation. */
     private static ByteBuf input(Random random, int iteration) {
         ByteBuf all = ALLOC.buffer();
         ByteBuf hello = Frames.hello(ALLOC, new Frames.Hello(FLAG_CHECKSUM, iteration + 1, 1, 0, 1, "p" + (iteration % 16), "s",
@@ -83,7 +102,11 @@ class ReceiverFuzzTest {
             BatchFrameBuilder builder = new BatchFrameBuilder(MAX_FRAME);
             builder.begin(ALLOC.buffer());
             int records = random.nextInt(6);
+            int tagged = random.nextBoolean() ? random.nextInt(records + 1) : -1; // a QoS tag before one record in half the batches
             for (int r = 0; r < records; r++) {
+                if (r == tagged) {
+                    builder.appendTag(System.currentTimeMillis() * 1_000_000L);
+                }
                 byte[] rec = record(r, 8 + random.nextInt(200));
                 builder.append(random.nextInt(8), rec, 0, rec.length);
             }
