@@ -59,7 +59,7 @@ class OnlineRebalanceITCase {
 
     @ParameterizedTest(name = "traffic store: {0}")
     @EnumSource(JetStreamSchedulerOptions.TrafficStoreKind.class)
-    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    @Timeout(value = 6, unit = TimeUnit.MINUTES)
     void measuredTrafficRedeploysTheTopologyAndInterWorkerTrafficFalls(JetStreamSchedulerOptions.TrafficStoreKind store)
             throws Exception {
         boolean zookeeper = store == JetStreamSchedulerOptions.TrafficStoreKind.ZOOKEEPER;
@@ -111,7 +111,12 @@ class OnlineRebalanceITCase {
             }
             assertTrue(partner.size() == 2, "each source has a sink in the other worker: " + workerOf);
             PARTNER.set(partner);
-            long[] before = countTuples(3);
+            // Storm connects the workers to each other in the background; on a loaded machine the first
+            // tuples between them can take a minute (seen: 60 s). Count once they flow, and briefly: if
+            // the start took longer than the rebalance's minimum period, the scheduler may move the
+            // tasks a few seconds after it sees the traffic.
+            awaitRemoteTraffic(90);
+            long[] before = countTuples(0, 1_500);
             long localBefore = before[0];
             long remoteBefore = before[1];
             assertTrue(remoteBefore > 100, "traffic flows before the rebalance: " + remoteBefore);
@@ -120,7 +125,7 @@ class OnlineRebalanceITCase {
             // the placement itself to change, not just for the status.
             TopologyInfo after = awaitRunning(cluster, id, "rebalanced from measured traffic",
                     info -> !workers(info).equals(workerOf));
-            long[] afterCounts = countTuples(2);
+            long[] afterCounts = countTuples(2_000, 3_000);
             long localAfter = afterCounts[0];
             long remoteAfter = afterCounts[1];
             double fractionBefore = remoteBefore / (double) (localBefore + remoteBefore);
@@ -148,13 +153,23 @@ class OnlineRebalanceITCase {
         }
     }
 
-    /** Waits {@code settleSeconds}, then counts the sinks' local and remote tuples for 3 s. */
-    private static long[] countTuples(int settleSeconds) {
-        LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(settleSeconds));
+    /** Waits {@code settleMillis}, then counts the sinks' local and remote tuples for {@code windowMillis}. */
+    private static long[] countTuples(long settleMillis, long windowMillis) {
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(settleMillis));
         LOCAL.set(0);
         REMOTE.set(0);
-        LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(3));
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(windowMillis));
         return new long[] {LOCAL.get(), REMOTE.get()};
+    }
+
+    /** Waits, at most {@code seconds}, until tuples arrive from the other worker. */
+    private static void awaitRemoteTraffic(int seconds) {
+        REMOTE.set(0);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (REMOTE.get() == 0) {
+            assertTrue(System.nanoTime() < deadline, "no tuple crossed between the workers within " + seconds + " s");
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+        }
     }
 
     private static Map<Integer, String> workers(TopologyInfo info) {
