@@ -25,6 +25,11 @@ final class CountingDisruptorQueue extends DisruptorQueue {
         this.received = received;
     }
 
+    /** The worker's queue this one forwards to. */
+    DisruptorQueue delegate() {
+        return delegate;
+    }
+
     private void count(Object item) {
         received.onRecord(item instanceof byte[] bytes ? bytes.length : 0);
     }

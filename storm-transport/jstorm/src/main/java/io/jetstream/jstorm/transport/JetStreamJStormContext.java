@@ -17,8 +17,9 @@ import org.slf4j.LoggerFactory;
  * JetStream's JStorm 2.2 messaging context, selected with
  * {@code storm.messaging.transport: io.jetstream.jstorm.transport.JetStreamJStormContext}.
  *
- * <p>JStorm hands the server the worker's per-task receive queues; JetStream wraps each queue so
- * that what the delegate server publishes is counted, and wraps client connections to count what
+ * <p>JStorm hands the server the worker's map of per-task receive queues, which its tasks fill
+ * after the bind; JetStream gives the delegate server a live view of that map whose queues count
+ * what the server publishes ({@link CountingQueueMap}), and wraps client connections to count what
  * the worker sends. The bytes move through {@code jetstream.transport.delegate-context} (JStorm's
  * Netty context by default) until JetStream's own paths land.
  *
@@ -46,9 +47,9 @@ public class JetStreamJStormContext implements IContext {
     @Override
     public IConnection bind(String topologyId, int port, ConcurrentHashMap<Integer, DisruptorQueue> deserializedQueues,
             DisruptorQueue recvControlQueue, boolean startReceiving, Set<Integer> workerTasks) {
-        ConcurrentHashMap<Integer, DisruptorQueue> counted = new ConcurrentHashMap<>();
-        deserializedQueues.forEach((task, queue) -> counted.put(task, new CountingDisruptorQueue(queue, received)));
-        IConnection server = prepared().bind(topologyId, port, counted, recvControlQueue, startReceiving, workerTasks);
+        // The worker's tasks put their queues into deserializedQueues after this call: follow it.
+        IConnection server = prepared().bind(topologyId, port, new CountingQueueMap(deserializedQueues, received),
+                recvControlQueue, startReceiving, workerTasks);
         return new JetStreamJStormConnection(server, sent, received);
     }
 

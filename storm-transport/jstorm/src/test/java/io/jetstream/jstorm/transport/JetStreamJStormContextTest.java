@@ -75,9 +75,12 @@ class JetStreamJStormContextTest {
         JetStreamJStormContext context = new JetStreamJStormContext();
         context.prepare(workerConf());
         DisruptorQueue taskQueue = queue("task-" + TASK);
-        ConcurrentHashMap<Integer, DisruptorQueue> queues = new ConcurrentHashMap<>(Map.of(TASK, taskQueue));
+        // As a JStorm worker does: bind with the worker's (still empty) map, then each task puts its
+        // queue there when it starts (Task.java); the server delivers once every task has one.
+        ConcurrentHashMap<Integer, DisruptorQueue> queues = new ConcurrentHashMap<>();
         int port = freePort();
         IConnection server = context.bind("topo-1", port, queues, queue("control"), true, Set.of(TASK));
+        queues.put(TASK, taskQueue);
         IConnection client = context.connect("topo-1", "127.0.0.1", port);
         try {
             // A JStorm worker sends only once its connections are available; before that JStorm's
