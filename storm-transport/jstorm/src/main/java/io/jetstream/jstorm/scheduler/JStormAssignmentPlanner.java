@@ -49,6 +49,9 @@ import org.slf4j.LoggerFactory;
  *       fewest tasks (they exchange little next to the user streams).
  *   <li>A worker goes to a supervisor whose host name matches, on its port when that port is free,
  *       else on another free port of that host.
+ *   <li>A user-defined assignment that fills every free slot of the cluster fails the submission
+ *       ({@code WorkerScheduler.putWorkerToSupervisor} divides by the supervisors left with a free
+ *       slot: "/ by zero"); the planner warns when it takes every slot it was given.
  *   <li>The assignment is read at submission and never revisited: there is no online mode for JStorm.
  * </ul>
  *
@@ -150,6 +153,12 @@ public final class JStormAssignmentPlanner {
         }
         addToEmptiest(Common.TOPOLOGY_MASTER_COMPONENT_ID, countsByWorker, tasksOnWorker);
 
+        if (slots.size() == freeSlots.size()) {
+            LOG.warn("The JetStream placement takes every free slot it was given ({}). If these are all of the cluster's "
+                    + "free slots, JStorm 2.2.1's Nimbus fails the submission with \"/ by zero\" (its WorkerScheduler divides "
+                    + "by the supervisors left with a free slot after placing the user-defined workers): leave one slot free "
+                    + "or request fewer workers", slots.size());
+        }
         List<WorkerAssignment> assignments = new ArrayList<>();
         for (int w = 0; w < workerSlots.size(); w++) {
             WorkerAssignment worker = new WorkerAssignment(null, workerSlots.get(w).port());

@@ -1,0 +1,190 @@
+package io.jetstream.jstorm.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import backtype.storm.Config;
+import backtype.storm.StormSubmitter;
+import backtype.storm.generated.StormTopology;
+import backtype.storm.generated.TaskSummary;
+import backtype.storm.generated.TopologyInfo;
+import backtype.storm.utils.NimbusClient;
+import com.alibaba.jstorm.client.WorkerAssignment;
+import io.jetstream.jstorm.scheduler.JStormAssignmentPlanner;
+import io.jetstream.jstorm.transport.JetStreamJStormContext;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * JetStream in a real, distributed JStorm 2.2.1 cluster ({@link JStormCluster}: Nimbus, two
+ * supervisors as two hosts with three worker slots each, worker JVMs launched by the supervisors):
+ * the topology is placed by {@link JStormAssignmentPlanner} as JStorm's user-defined assignment, and
+ * its workers talk through {@link JetStreamJStormContext} ({@code storm.messaging.transport}).
+ *
+ * <p>Checks that JStorm's Nimbus put exactly the planned tasks on each planned host and port; that
+ * every tuple of every spout was acked through the three stages, which cross workers and hosts;
+ * that the count tasks received tuples from other workers; and that each worker built its messaging
+ * context from JetStream's. Before this test, a worker's server behind JetStream's context never
+ * delivered a message (the queue map was copied at bind, before the tasks fill it).
+ */
+class JStormClusterITCase {
+    private static final String TOPOLOGY = "jetstream-counting";
+    private static final int TUPLES_PER_SPOUT = 5_000;
+    private static final int SOURCES = 4;
+    private static final long COMPLETION_SECONDS = 240;
+
+    @Test
+    @Timeout(value = 7, unit = TimeUnit.MINUTES)
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    void jstormRunsThePlannedPlacementAndDeliversEveryTupleThroughJetStream() throws Exception {
+        Path home = Path.of("target", "jstorm-cluster-" + System.currentTimeMillis()).toAbsolutePath();
+        Path results = Files.createDirectories(home.resolve("results"));
+        Map<String, Integer> slots = new TreeMap<>(Map.of("host-a", 3, "host-b", 3));
+        try (JStormCluster cluster = JStormCluster.start(home, slots,
+                Path.of(System.getProperty("jstorm.it.extlib", "missing")),
+                Path.of(System.getProperty("jstorm.it.slf4j", "missing")))) {
+            StormTopology topology = CountingTopology.build(SOURCES, 4, 4);
+            Map conf = new HashMap();
+            conf.put(Config.TOPOLOGY_WORKERS, 4);
+            conf.put(Config.TOPOLOGY_ACKER_EXECUTORS, 1);
+            conf.put(Config.TOPOLOGY_MAX_SPOUT_PENDING, 500);
+            conf.put(Config.TOPOLOGY_MESSAGE_TIMEOUT_SECS, 60);
+            conf.put(Config.STORM_MESSAGING_TRANSPORT, JetStreamJStormContext.class.getName());
+            conf.put(CountingTopology.RESULTS_DIR, results.toString());
+            conf.put(CountingTopology.TUPLES_PER_SPOUT, TUPLES_PER_SPOUT);
+
+            // Every free slot of the cluster is offered; the plan takes topology.workers of them.
+            List<JStormAssignmentPlanner.Slot> free = new ArrayList<>();
+            cluster.slotsByHost().forEach((host, ports) -> ports.forEach(p -> free.add(new JStormAssignmentPlanner.Slot(host, p))));
+            List<WorkerAssignment> plan = new JStormAssignmentPlanner(conf).assign(topology, conf, free);
+            Map<String, Map<String, Integer>> planned = new TreeMap<>();
+            for (WorkerAssignment worker : plan) {
+                planned.put(worker.getHostName() + ":" + worker.getPort(), new TreeMap<>(worker.getComponentToNum()));
+            }
+
+            System.setProperty("storm.jar", topologyJar(home).toString());
+            System.setProperty("storm.conf.file", cluster.clientConfig().toString());
+            StormSubmitter.submitTopology(TOPOLOGY, conf, topology);
+
+            Map<String, Map<String, Integer>> placed = placement(cluster);
+            assertEquals(planned, placed, "JStorm's placement (host:port → tasks per component) is the plan");
+
+            awaitEveryTupleAcked(cluster, results);
+
+            long fromOtherWorkers = 0;
+            List<String> countPorts = new ArrayList<>();
+            for (String line : reports(results, "count-")) {
+                String[] f = line.split(" ");
+                fromOtherWorkers += Long.parseLong(f[1]);
+                countPorts.add(f[2]);
+            }
+            assertEquals(4, countPorts.size(), "every count task received tuples: " + countPorts);
+            assertTrue(fromOtherWorkers > 0, "tuples crossed workers");
+            for (String worker : planned.keySet()) {
+                String port = worker.substring(worker.indexOf(':') + 1);
+                Path log = home.resolve("logs/" + TOPOLOGY + "-worker-" + port + ".log");
+                assertTrue(Files.readString(log).contains("JetStream JStorm transport prepared"),
+                        "worker " + worker + " built JetStream's messaging context (" + log + ")");
+            }
+            killTopology(cluster);
+        }
+    }
+
+    /** Where JStorm put each task, as Nimbus reports it, once every task has a place. */
+    private static Map<String, Map<String, Integer>> placement(JStormCluster cluster) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            NimbusClient client = cluster.nimbus();
+            try {
+                TopologyInfo info = client.getClient().getTopologyInfoByName(TOPOLOGY);
+                Map<Integer, String> componentOf = new HashMap<>();
+                info.get_components().forEach(c -> c.get_taskIds().forEach(t -> componentOf.put(t, c.get_name())));
+                Map<String, Map<String, Integer>> placed = new TreeMap<>();
+                boolean complete = !info.get_tasks().isEmpty();
+                for (TaskSummary task : info.get_tasks()) {
+                    complete &= task.get_host() != null && task.get_port() > 0;
+                    placed.computeIfAbsent(task.get_host() + ":" + task.get_port(), k -> new TreeMap<>())
+                            .merge(componentOf.get(task.get_taskId()), 1, Integer::sum);
+                }
+                if (complete) {
+                    return placed;
+                }
+            } catch (Exception e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+            } finally {
+                client.close();
+            }
+            if (System.nanoTime() > deadline) {
+                fail("Nimbus never reported where the tasks run");
+            }
+            LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1));
+        }
+    }
+
+    private static void awaitEveryTupleAcked(JStormCluster cluster, Path results) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(COMPLETION_SECONDS);
+        List<String> spouts = List.of();
+        while (System.nanoTime() < deadline) {
+            spouts = reports(results, "source-");
+            long acked = spouts.stream().mapToLong(l -> Long.parseLong(l.split(" ")[0])).sum();
+            if (spouts.size() == SOURCES && acked == (long) SOURCES * TUPLES_PER_SPOUT) {
+                return;
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500));
+        }
+        fail("not every tuple was acked within " + COMPLETION_SECONDS + " s; spouts (acked failed total): " + spouts
+                + "\n" + cluster.logTails(40));
+    }
+
+    private static List<String> reports(Path results, String prefix) throws IOException {
+        try (Stream<Path> files = Files.list(results)) {
+            List<String> lines = new ArrayList<>();
+            for (Path f : files.filter(f -> f.getFileName().toString().startsWith(prefix) && !f.toString().endsWith(".tmp")).sorted().toList()) {
+                lines.add(Files.readString(f).trim());
+            }
+            return lines;
+        }
+    }
+
+    private static void killTopology(JStormCluster cluster) throws Exception {
+        NimbusClient client = cluster.nimbus();
+        try {
+            client.getClient().killTopology(TOPOLOGY);
+        } finally {
+            client.close();
+        }
+    }
+
+    /** The user jar JStorm ships to the workers: this topology's classes. */
+    private static Path topologyJar(Path home) throws IOException {
+        Path classes = Path.of(CountingTopology.class.getProtectionDomain().getCodeSource().getLocation().getPath());
+        String pkg = CountingTopology.class.getPackageName().replace('.', '/');
+        Path jar = home.resolve("topology.jar");
+        try (OutputStream out = Files.newOutputStream(jar); JarOutputStream jarOut = new JarOutputStream(out);
+                Stream<Path> files = Files.list(classes.resolve(pkg))) {
+            for (Path f : files.filter(f -> f.getFileName().toString().startsWith("CountingTopology")).sorted().toList()) {
+                jarOut.putNextEntry(new JarEntry(pkg + "/" + f.getFileName()));
+                jarOut.write(Files.readAllBytes(f));
+                jarOut.closeEntry();
+            }
+        }
+        return jar;
+    }
+}
