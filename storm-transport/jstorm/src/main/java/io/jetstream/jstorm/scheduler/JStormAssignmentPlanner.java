@@ -5,8 +5,12 @@ import backtype.storm.generated.Bolt;
 import backtype.storm.generated.ComponentCommon;
 import backtype.storm.generated.GlobalStreamId;
 import backtype.storm.generated.Grouping;
+import backtype.storm.generated.Nimbus;
 import backtype.storm.generated.SpoutSpec;
 import backtype.storm.generated.StormTopology;
+import backtype.storm.generated.SupervisorSummary;
+import backtype.storm.generated.WorkerSummary;
+import backtype.storm.utils.Utils;
 import com.alibaba.jstorm.client.ConfigExtension;
 import com.alibaba.jstorm.client.WorkerAssignment;
 import com.alibaba.jstorm.cluster.Common;
@@ -20,10 +24,13 @@ import io.jetstream.scheduler.placement.TopologyStructure;
 import io.jetstream.scheduler.storm.JetStreamSchedulerOptions;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import shade.storm.org.apache.thrift.TException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,8 +43,9 @@ import org.slf4j.LoggerFactory;
  * from structure (every grouping the structure model knows treats them alike), so counts per
  * component carry the whole placement.
  *
- * <p>Usage, at submission: {@code new JStormAssignmentPlanner(conf).assign(topology, conf, freeSlots)},
- * then submit with that {@code conf}. Options are the Storm scheduler's {@code jetstream.scheduler.*}
+ * <p>Usage, at submission: {@code new JStormAssignmentPlanner(conf).assign(topology, conf, nimbus)}
+ * (the free slots asked of Nimbus) or {@code assign(topology, conf, freeSlots)}, then submit with
+ * that {@code conf}. Options are the Storm scheduler's {@code jetstream.scheduler.*}
  * placement options (balance factor, consolidation threshold, refinement), read from {@code conf}.
  *
  * <p>Rules of JStorm's {@code WorkerScheduler} (2.2.1) that shape the list:
@@ -81,6 +89,58 @@ public final class JStormAssignmentPlanner {
     public JStormAssignmentPlanner(Map<?, ?> conf) {
         this(JetStreamSchedulerOptions.planner(
                 JetStreamConfig.load(ConfigScope.JSTORM, (Map<String, ?>) conf, JetStreamSchedulerOptions.GROUP)));
+    }
+
+    /**
+     * The cluster's free worker slots as Nimbus knows them: each supervisor's configured
+     * {@code supervisor.slots.ports} less the ports its workers use, under the host name the
+     * supervisor reports.
+     *
+     * @throws TException when Nimbus cannot be asked
+     * @throws IllegalStateException when a supervisor's configuration names no slot ports
+     */
+    public static List<Slot> freeSlots(Nimbus.Iface nimbus) throws TException {
+        List<Slot> free = new ArrayList<>();
+        for (SupervisorSummary supervisor : nimbus.getClusterInfo().get_supervisors()) {
+            Object conf = Utils.from_json(nimbus.getSupervisorConf(supervisor.get_supervisorId()));
+            Object ports = conf instanceof Map<?, ?> map ? map.get(Config.SUPERVISOR_SLOTS_PORTS) : null;
+            if (!(ports instanceof List<?> configured) || configured.isEmpty()) {
+                throw new IllegalStateException("supervisor " + supervisor.get_host() + " (" + supervisor.get_supervisorId()
+                        + ") reports no " + Config.SUPERVISOR_SLOTS_PORTS + ": " + ports);
+            }
+            Set<Integer> used = new HashSet<>();
+            List<WorkerSummary> workers = nimbus.getSupervisorWorkersById(supervisor.get_supervisorId()).get_workers();
+            if (workers != null) {
+                workers.forEach(w -> used.add(w.get_port()));
+            }
+            for (Object port : configured) {
+                int p = ((Number) port).intValue();
+                if (!used.contains(p)) {
+                    free.add(new Slot(supervisor.get_host(), p));
+                }
+            }
+        }
+        return free;
+    }
+
+    /**
+     * {@link #assign} on the cluster's {@link #freeSlots free slots}, asked of Nimbus. Refuses a
+     * topology that would take every free slot: JStorm 2.2.1 fails such a submission with
+     * "/ by zero", or with "there's no enough worker" when it asks for more.
+     *
+     * @throws IllegalArgumentException when {@code topology.workers} is not below the free slots
+     */
+    @SuppressWarnings("rawtypes")
+    public List<WorkerAssignment> assign(StormTopology topology, Map conf, Nimbus.Iface nimbus) throws TException {
+        List<Slot> free = freeSlots(nimbus);
+        int requested = positiveInt(conf.get(Config.TOPOLOGY_WORKERS), 1, Config.TOPOLOGY_WORKERS);
+        if (requested >= free.size()) {
+            throw new IllegalArgumentException(Config.TOPOLOGY_WORKERS + " = " + requested + " but the cluster has " + free.size()
+                    + " free worker slots: JStorm 2.2.1 places a user-defined assignment only while at least one slot stays "
+                    + "free (its WorkerScheduler divides by the supervisors left with a free slot); request at most "
+                    + (free.size() - 1) + " workers or add supervisors");
+        }
+        return assign(topology, conf, free);
     }
 
     /** {@link #plan}, stored in {@code conf} as JStorm's user-defined assignment. */

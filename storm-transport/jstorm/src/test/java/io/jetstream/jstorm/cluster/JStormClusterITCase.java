@@ -1,6 +1,7 @@
 package io.jetstream.jstorm.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -19,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -36,7 +38,9 @@ import org.junit.jupiter.api.Timeout;
  * the topology is placed by {@link JStormAssignmentPlanner} as JStorm's user-defined assignment, and
  * its workers talk through {@link JetStreamJStormContext} ({@code storm.messaging.transport}).
  *
- * <p>Checks that JStorm's Nimbus put exactly the planned tasks on each planned host and port; that
+ * <p>Checks that the planner reads the cluster's free slots from Nimbus and refuses a topology that
+ * would take all of them (which JStorm 2.2.1 fails with "/ by zero"); that JStorm's Nimbus put
+ * exactly the planned tasks on each planned host and port; that
  * every tuple of every spout was acked through the three stages, which cross workers and hosts;
  * that the count tasks received tuples from other workers; and that each worker built its messaging
  * context from JetStream's. Before this test, a worker's server behind JetStream's context never
@@ -68,10 +72,24 @@ class JStormClusterITCase {
             conf.put(CountingTopology.RESULTS_DIR, results.toString());
             conf.put(CountingTopology.TUPLES_PER_SPOUT, TUPLES_PER_SPOUT);
 
-            // Every free slot of the cluster is offered; the plan takes topology.workers of them.
-            List<JStormAssignmentPlanner.Slot> free = new ArrayList<>();
-            cluster.slotsByHost().forEach((host, ports) -> ports.forEach(p -> free.add(new JStormAssignmentPlanner.Slot(host, p))));
-            List<WorkerAssignment> plan = new JStormAssignmentPlanner(conf).assign(topology, conf, free);
+            // The planner asks Nimbus for the free slots; the plan takes topology.workers of them.
+            JStormAssignmentPlanner planner = new JStormAssignmentPlanner(conf);
+            List<WorkerAssignment> plan;
+            NimbusClient client = cluster.nimbus();
+            try {
+                List<JStormAssignmentPlanner.Slot> expectedFree = new ArrayList<>();
+                cluster.slotsByHost().forEach((host, ports) -> ports.forEach(p -> expectedFree.add(new JStormAssignmentPlanner.Slot(host, p))));
+                assertEquals(new HashSet<>(expectedFree), new HashSet<>(JStormAssignmentPlanner.freeSlots(client.getClient())),
+                        "free slots as Nimbus reports them");
+                Map tooMany = new HashMap(conf);
+                tooMany.put(Config.TOPOLOGY_WORKERS, expectedFree.size());
+                IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                        () -> planner.assign(topology, tooMany, client.getClient()));
+                assertTrue(refused.getMessage().contains("at least one slot stays free"), refused.getMessage());
+                plan = planner.assign(topology, conf, client.getClient());
+            } finally {
+                client.close();
+            }
             Map<String, Map<String, Integer>> planned = new TreeMap<>();
             for (WorkerAssignment worker : plan) {
                 planned.put(worker.getHostName() + ":" + worker.getPort(), new TreeMap<>(worker.getComponentToNum()));
