@@ -21,6 +21,7 @@ import java.util.BitSet;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * A reliable three-stage topology for a real JStorm cluster: {@code source} spouts emit numbered
@@ -35,6 +36,7 @@ public final class CountingTopology {
     /** Topology configuration key: tuples each spout task emits. */
     public static final String TUPLES_PER_SPOUT = "it.tuples.per.spout";
     private static final long REPORT_EVERY_MS = 200;
+    private static final Fields WORD_AND_NUMBER = new Fields("word", "n");
 
     private CountingTopology() {}
 
@@ -46,13 +48,27 @@ public final class CountingTopology {
         return builder.createTopology();
     }
 
-    static void report(Map<?, ?> conf, String name, String line) {
-        Path dir = Path.of((String) conf.get(RESULTS_DIR));
-        try {
-            Path tmp = Files.writeString(dir.resolve(name + ".tmp"), line);
-            Files.move(tmp, dir.resolve(name), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+    /** One task's report file, rewritten at most every {@value #REPORT_EVERY_MS} ms (atomically, for the test to read). */
+    static final class Report {
+        private final Path file;
+        private long last;
+
+        Report(Map<?, ?> conf, String name) {
+            this.file = Path.of((String) conf.get(RESULTS_DIR)).resolve(name);
+        }
+
+        void maybeWrite(boolean force, Supplier<String> line) {
+            long now = System.currentTimeMillis();
+            if (!force && now - last < REPORT_EVERY_MS) {
+                return;
+            }
+            last = now;
+            try {
+                Path tmp = Files.writeString(file.resolveSibling(file.getFileName() + ".tmp"), line.get());
+                Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
     }
 
@@ -60,25 +76,22 @@ public final class CountingTopology {
     public static final class NumberSpout extends BaseRichSpout {
         private static final long serialVersionUID = 1L;
         private transient SpoutOutputCollector collector;
-        private transient Map<?, ?> conf;
         private transient BitSet acked;
         private transient ArrayDeque<Long> replay;
-        private transient String name;
+        private transient Report report;
         private long total;
         private long next;
         private long ackedCount;
         private long failed;
-        private long lastReport;
 
         @Override
         @SuppressWarnings("rawtypes")
         public void open(Map conf, TopologyContext context, SpoutOutputCollector collector) {
             this.collector = collector;
-            this.conf = conf;
             this.total = ((Number) conf.get(TUPLES_PER_SPOUT)).longValue();
             this.acked = new BitSet();
             this.replay = new ArrayDeque<>();
-            this.name = "source-" + context.getThisTaskId();
+            this.report = new Report(conf, "source-" + context.getThisTaskId());
         }
 
         @Override
@@ -110,16 +123,12 @@ public final class CountingTopology {
         }
 
         private void maybeReport() {
-            long now = System.currentTimeMillis();
-            if (now - lastReport >= REPORT_EVERY_MS || ackedCount == total) {
-                lastReport = now;
-                report(conf, name, ackedCount + " " + failed + " " + total);
-            }
+            report.maybeWrite(ackedCount == total, () -> ackedCount + " " + failed + " " + total);
         }
 
         @Override
         public void declareOutputFields(OutputFieldsDeclarer declarer) {
-            declarer.declare(new Fields("word", "n"));
+            declarer.declare(WORD_AND_NUMBER);
         }
     }
 
@@ -142,7 +151,7 @@ public final class CountingTopology {
 
         @Override
         public void declareOutputFields(OutputFieldsDeclarer declarer) {
-            declarer.declare(new Fields("word", "n"));
+            declarer.declare(WORD_AND_NUMBER);
         }
     }
 
@@ -150,21 +159,18 @@ public final class CountingTopology {
     public static final class CountBolt extends BaseRichBolt {
         private static final long serialVersionUID = 1L;
         private transient OutputCollector collector;
-        private transient Map<?, ?> conf;
         private transient Set<Integer> workerTasks;
-        private transient String name;
+        private transient Report report;
         private transient int port;
         private long received;
         private long fromOtherWorkers;
-        private long lastReport;
 
         @Override
         @SuppressWarnings("rawtypes")
         public void prepare(Map conf, TopologyContext context, OutputCollector collector) {
             this.collector = collector;
-            this.conf = conf;
             this.workerTasks = new HashSet<>(context.getThisWorkerTasks());
-            this.name = "count-" + context.getThisTaskId();
+            this.report = new Report(conf, "count-" + context.getThisTaskId());
             this.port = context.getThisWorkerPort();
         }
 
@@ -175,11 +181,7 @@ public final class CountingTopology {
                 fromOtherWorkers++;
             }
             collector.ack(input);
-            long now = System.currentTimeMillis();
-            if (now - lastReport >= REPORT_EVERY_MS) {
-                lastReport = now;
-                report(conf, name, received + " " + fromOtherWorkers + " " + port);
-            }
+            report.maybeWrite(false, () -> received + " " + fromOtherWorkers + " " + port);
         }
 
         @Override
