@@ -69,6 +69,8 @@ public final class ModelValidation {
     /** TCP payload per segment: an Ethernet MTU (the veth) or loopback's 64 KiB MTU, less 52 B of IP and TCP headers with timestamps. */
     private static final double ETHERNET_SEGMENT = 1_448;
     private static final double LOOPBACK_SEGMENT = 65_483;
+    /** Service times kept per size bucket for the calibration report (the first ones of a longer calibration). */
+    private static final int CALIBRATION_SAMPLES = 1 << 18;
 
     private ModelValidation() {}
 
@@ -219,6 +221,8 @@ public final class ModelValidation {
         for (int i = 0; i < samples; i++) {
             report.append(String.format(Locale.ROOT, " %.0f: %.1f;", sampleBytes[i], sampleSeconds[i] * 1e6));
         }
+        report.append("\nThe same sizes' service times over the whole calibration (trimmed mean, samples):")
+                .append(sender.calibrationTrimmedMeans());
         report.append("\n\n");
         report.append("| batch | batching µs (model / measured) | encoding µs | decoding µs | transfer+queue µs "
                 + "| transfer+queue, trimmed µs (diagnostic) | total µs | verdict |\n");
@@ -315,6 +319,10 @@ public final class ModelValidation {
         private final double[] decodeBytes = new double[4096];
         private final double[] decodeSeconds = new double[4096];
         private int decodeSamples;
+        /** Every service time the calibrating controller was given, per log2 size bucket (for the report). */
+        private final long[][] calibrationNanos = new long[StreamMonitor.BUCKETS][];
+        private final int[] calibrationCounts = new int[StreamMonitor.BUCKETS];
+        private final double[] calibrationBytes = new double[StreamMonitor.BUCKETS];
         /** TCP payload per segment of the scenario being run (to count the wire bytes of a frame). */
         private double segmentBytes = ETHERNET_SEGMENT;
         private volatile IOException readFailure;
@@ -347,6 +355,25 @@ public final class ModelValidation {
 
         void resetDecodeSamples() {
             decodeSamples = 0;
+            java.util.Arrays.fill(calibrationCounts, 0);
+            java.util.Arrays.fill(calibrationBytes, 0);
+        }
+
+        /**
+         * Per size bucket with samples, ascending: "bytes: µs (n)" of the trimmed mean (20 % left out
+         * at each end) over every service time given to the controller since the last
+         * {@link #resetDecodeSamples}, against the monitor's own, which remembers the last 15.
+         */
+        String calibrationTrimmedMeans() {
+            StringBuilder out = new StringBuilder();
+            for (int b = 0; b < StreamMonitor.BUCKETS; b++) {
+                int n = calibrationCounts[b];
+                if (n > 0) {
+                    out.append(String.format(Locale.ROOT, " %.0f: %.1f (%,d);", calibrationBytes[b] / n,
+                            ModelReceiverMain.trimmedMean(calibrationNanos[b], n) / 1e3, n));
+                }
+            }
+            return out.toString();
         }
 
         /** {header, per byte} of decoding fitted as the monitor fits encoding (through the origin for one size). */
@@ -496,7 +523,16 @@ public final class ModelValidation {
                 return;
             }
             if (controller != null) {
-                controller.onTransfer((long) wireBytes(r[1], segmentBytes), r[2] / 1e9);
+                long bytes = (long) wireBytes(r[1], segmentBytes);
+                controller.onTransfer(bytes, r[2] / 1e9);
+                int b = Math.min(StreamMonitor.BUCKETS - 1, 63 - Long.numberOfLeadingZeros(Math.max(1, bytes)));
+                if (calibrationNanos[b] == null) {
+                    calibrationNanos[b] = new long[CALIBRATION_SAMPLES];
+                }
+                if (calibrationCounts[b] < CALIBRATION_SAMPLES) {
+                    calibrationNanos[b][calibrationCounts[b]++] = r[2];
+                    calibrationBytes[b] += bytes;
+                }
             }
             if (r[4] > 0) {
                 int i = decodeSamples++ % decodeBytes.length;
