@@ -180,12 +180,9 @@ public final class BatchController {
         return prior.wireBytes(frameBytes);
     }
 
-    /**
-     * A batch or probe of {@code bytes} ({@link #wireBytes}) took {@code seconds} on the wire,
-     * measured at {@code nowNanos} (the clock of {@link #onEvent}).
-     */
-    public void onTransfer(long bytes, double seconds, long nowNanos) {
-        monitor.onTransfer(bytes, seconds, nowNanos);
+    /** A batch or probe of {@code bytes} ({@link #wireBytes}) took {@code seconds} on the wire. */
+    public void onTransfer(long bytes, double seconds) {
+        monitor.onTransfer(bytes, seconds);
     }
 
     /**

@@ -60,17 +60,9 @@ public final class BatchOptions {
             "batch.monitor.smoothing", 0.05, 0.001, 1.0,
             "Weight of a new sample in the monitor's moving averages: the event size, each link size bucket's "
                     + "mean size, and the deviation from the fitted link that sets the probe interval. (A size's "
-                    + "transfer time is not averaged this way: see `batch.monitor.link-memory-ms`.)");
-
-    public static final ConfigOption<Long> LINK_MEMORY_MS = ConfigOption.longOption(
-            "batch.monitor.link-memory-ms", StreamMonitor.DEFAULT_LINK_MEMORY_MS, 1, 600_000,
-            "How long a transfer size's measured time looks back. A size's time is the trimmed mean of its last "
-                    + StreamMonitor.SERVICE_SAMPLES + " transfers (the slowest and fastest "
-                    + (int) (StreamMonitor.SERVICE_SAMPLES * StreamMonitor.TRIMMED_SHARE)
-                    + " left out) while they span this long or more. A size sent so often that they span less is "
-                    + "judged over this long instead: a moving average (this time constant) of its transfers clamped "
-                    + "to that trimmed range. Longer averages bursts of interference away; shorter follows a change "
-                    + "of the link sooner.");
+                    + "transfer time is not averaged this way but trimmed: the mean of its last "
+                    + StreamMonitor.SERVICE_SAMPLES + " transfers without the slowest and fastest "
+                    + (int) (StreamMonitor.SERVICE_SAMPLES * StreamMonitor.TRIMMED_SHARE) + ".)");
 
     public static final ConfigOption<Integer> ENCODE_SAMPLES = ConfigOption.intOption(
             "batch.monitor.encode-samples", 64, 2, 65_536,
@@ -95,6 +87,6 @@ public final class BatchOptions {
             "Read by every JetStream sender channel (Netty transport, ring, Storm connections) when it is "
                     + "created. The same keys apply in Flink under `taskmanager.network.jetstream.`.",
             List.of(MODE, MAX_EVENT_DELAY_MS, MAX_BATCH_EVENTS, MAX_ROUTES, DECISION_INTERVAL_MS, WARMUP_EVENTS,
-                    MAX_UTILISATION, LINK_VARIATION, SMOOTHING, LINK_MEMORY_MS, ENCODE_SAMPLES, PROBE_MIN_INTERVAL_MS,
+                    MAX_UTILISATION, LINK_VARIATION, SMOOTHING, ENCODE_SAMPLES, PROBE_MIN_INTERVAL_MS,
                     PROBE_MAX_INTERVAL_MS, FIXED_TARGET_BYTES));
 }

@@ -17,7 +17,6 @@ import java.util.concurrent.TimeUnit;
  * @param maxUtilisation the oracle's capacity cap
  * @param linkVariation coefficient of variation of transfer times
  * @param smoothing monitor EWMA weight
- * @param linkMemoryNanos time constant of a frequent transfer size's measured time
  * @param encodeSamples encode samples kept for the fit
  * @param probeMinIntervalNanos shortest probe interval
  * @param probeMaxIntervalNanos longest probe interval
@@ -33,7 +32,6 @@ public record BatchSettings(
         double maxUtilisation,
         double linkVariation,
         double smoothing,
-        long linkMemoryNanos,
         int encodeSamples,
         long probeMinIntervalNanos,
         long probeMaxIntervalNanos,
@@ -56,7 +54,7 @@ public record BatchSettings(
     public BatchSettings {
         if (mode == null || maxEventDelayNanos <= 0 || maxBatchEvents < 1 || maxRoutes < 1 || decisionIntervalNanos <= 0
                 || warmupEvents < 2 || !(maxUtilisation > 0 && maxUtilisation <= 1) || !(linkVariation >= 0)
-                || !(smoothing > 0 && smoothing <= 1) || linkMemoryNanos <= 0 || encodeSamples < 2 || probeMinIntervalNanos <= 0
+                || !(smoothing > 0 && smoothing <= 1) || encodeSamples < 2 || probeMinIntervalNanos <= 0
                 || probeMaxIntervalNanos < probeMinIntervalNanos || fixedTargetBytes < 1) {
             throw new IllegalArgumentException("invalid batch settings: " + this);
         }
@@ -72,7 +70,6 @@ public record BatchSettings(
                 BatchOptions.MAX_UTILISATION.defaultValue(),
                 BatchOptions.LINK_VARIATION.defaultValue(),
                 BatchOptions.SMOOTHING.defaultValue(),
-                TimeUnit.MILLISECONDS.toNanos(BatchOptions.LINK_MEMORY_MS.defaultValue()),
                 BatchOptions.ENCODE_SAMPLES.defaultValue(),
                 TimeUnit.MILLISECONDS.toNanos(BatchOptions.PROBE_MIN_INTERVAL_MS.defaultValue()),
                 TimeUnit.MILLISECONDS.toNanos(BatchOptions.PROBE_MAX_INTERVAL_MS.defaultValue()),
@@ -99,7 +96,6 @@ public record BatchSettings(
                 config.get(BatchOptions.MAX_UTILISATION),
                 config.get(BatchOptions.LINK_VARIATION),
                 config.get(BatchOptions.SMOOTHING),
-                TimeUnit.MILLISECONDS.toNanos(config.get(BatchOptions.LINK_MEMORY_MS)),
                 config.get(BatchOptions.ENCODE_SAMPLES),
                 TimeUnit.MILLISECONDS.toNanos(probeMin),
                 TimeUnit.MILLISECONDS.toNanos(probeMax),
@@ -127,7 +123,7 @@ public record BatchSettings(
             throw new IllegalStateException("batch.mode is " + mode + "; no controller in fixed mode");
         }
         return new BatchController(
-                new StreamMonitor(smoothing, encodeSamples, probeMinIntervalNanos, probeMaxIntervalNanos, linkMemoryNanos),
+                new StreamMonitor(smoothing, encodeSamples, probeMinIntervalNanos, probeMaxIntervalNanos),
                 new BatchOracle(maxBatchEvents, maxRoutes, linkVariation, maxUtilisation),
                 flush, prior(cores), decisionIntervalNanos, warmupEvents, listener);
     }

@@ -12,12 +12,10 @@ package io.jetstream.core.batch;
  *       plain mean while fewer than 1/smoothing samples exist).
  *   <li>Encoding: a least-squares fit of batch encode time to its bytes (tHe + tDe·B).
  *   <li>Link: a {@link ThroughputCurve} (affine, or with a burst allowance when the link is a
- *       token bucket) fitted per log2 size bucket — the running mean of the sizes and a robust
- *       mean of the transfer times over a memory that is at least {@value #SERVICE_SAMPLES}
- *       transfers and at least the configured link memory in time ({@link #onTransfer}) — so that
- *       a flood of same-sized batches cannot crowd out the probes, a few disturbed transfers cannot
- *       misstate a size ({@link #SERVICE_SAMPLES}), and a size sent thousands of times a second is
- *       not judged on its last fraction of a millisecond.
+ *       token bucket) fitted per log2 size bucket — the running mean of the sizes and a trimmed
+ *       mean of the last {@value #SERVICE_SAMPLES} transfer times — so that a flood of
+ *       same-sized batches cannot crowd out the probes, and a few disturbed transfers cannot
+ *       misstate a size ({@link #SERVICE_SAMPLES}).
  *   <li>Intrusiveness control: {@link #nextProbeIntervalNanos()} doubles while the link's recent
  *       measurements stray little from the fitted curve (relative residuals' deviation under 5 %)
  *       and halves when they stray a lot (over 20 %), within [min, max].
@@ -54,9 +52,8 @@ public final class StreamMonitor {
      */
     static final int REFIT_TRANSFERS = 16;
     /**
-     * Transfer times kept per size bucket. Until they are all filled, a bucket's time is their
-     * trimmed mean: the mean without the slowest and the fastest {@link #TRIMMED_SHARE} of them;
-     * then their trimmed range bounds what enters its moving average ({@link #onTransfer}). Why not the plain mean:
+     * Transfer times kept per size bucket. A bucket's time is their trimmed mean: the mean
+     * without the slowest and the fastest {@link #TRIMMED_SHARE} of them. Why not the plain mean:
      * what delays a transfer besides its bytes and the load is interference, and it is
      * heavy-tailed. Measured on loopback, a few descheduled receiver wake-ups among the first
      * twenty one-event frames made their mean 234 µs against a typical 10 µs; the oracle then
@@ -68,14 +65,6 @@ public final class StreamMonitor {
     static final int SERVICE_SAMPLES = 15;
     /** Share of a bucket's recent times left out at each end: 3 of 15 slowest and 3 fastest. */
     static final double TRIMMED_SHARE = 0.2;
-    /**
-     * Weight of one transfer in a size's time once {@link #SERVICE_SAMPLES} were seen, at most: an
-     * average over about as many transfers as the trimmed window ({@code 2 / (n + 1)}), for sizes
-     * sent rarely (the probes).
-     */
-    static final double COUNT_WEIGHT = 2.0 / (SERVICE_SAMPLES + 1);
-    /** Default of {@code batch.monitor.link-memory-ms}. */
-    public static final long DEFAULT_LINK_MEMORY_MS = 200;
 
     private final double smoothing;
     /** Transfer sizes by log2(bytes) bucket: running means, so no size crowds out the others. */
@@ -83,14 +72,6 @@ public final class StreamMonitor {
     /** The last {@link #SERVICE_SAMPLES} transfer times of each bucket (a ring per bucket). */
     private final double[] recentSeconds = new double[BUCKETS * SERVICE_SAMPLES];
     private final double[] sortScratch = new double[SERVICE_SAMPLES];
-    /** Each bucket's time once its window filled: a moving average of its winsorised transfers. */
-    private final double[] smoothedSeconds = new double[BUCKETS];
-    /** The bounds transfers are clamped to before they enter {@link #smoothedSeconds}: the window's trimmed range. */
-    private final double[] lowSeconds = new double[BUCKETS];
-    private final double[] highSeconds = new double[BUCKETS];
-    /** When each of {@link #recentSeconds} was measured. */
-    private final long[] recentNanos = new long[BUCKETS * SERVICE_SAMPLES];
-    private final long linkMemoryNanos;
     private final long[] bucketCount = new long[BUCKETS];
     private final double[] fitBytes = new double[BUCKETS];
     private final double[] fitSeconds = new double[BUCKETS];
@@ -113,22 +94,14 @@ public final class StreamMonitor {
     private int encodes;
     private long probeNanos;
 
-    /** With the default link memory ({@value #DEFAULT_LINK_MEMORY_MS} ms). */
-    public StreamMonitor(double smoothing, int samples, long minProbeNanos, long maxProbeNanos) {
-        this(smoothing, samples, minProbeNanos, maxProbeNanos, DEFAULT_LINK_MEMORY_MS * 1_000_000);
-    }
-
     /**
      * @param smoothing EWMA weight of a new sample (0..1]
      * @param samples how many encode samples the encode-cost fit keeps
-     * @param linkMemoryNanos time constant of a frequent size's transfer time ({@link #onTransfer})
      */
-    public StreamMonitor(double smoothing, int samples, long minProbeNanos, long maxProbeNanos, long linkMemoryNanos) {
-        if (!(smoothing > 0 && smoothing <= 1) || samples < 2 || minProbeNanos <= 0 || maxProbeNanos < minProbeNanos
-                || linkMemoryNanos <= 0) {
+    public StreamMonitor(double smoothing, int samples, long minProbeNanos, long maxProbeNanos) {
+        if (!(smoothing > 0 && smoothing <= 1) || samples < 2 || minProbeNanos <= 0 || maxProbeNanos < minProbeNanos) {
             throw new IllegalArgumentException("invalid monitor settings");
         }
-        this.linkMemoryNanos = linkMemoryNanos;
         this.smoothing = smoothing;
         this.encodeBytes = new double[samples];
         this.encodeSeconds = new double[samples];
@@ -149,20 +122,10 @@ public final class StreamMonitor {
      * {@code seconds} of service: from when the link was free for it (written, and the previous
      * transfer delivered) to its last byte. Not the sojourn from the write: that counts the queue
      * behind earlier transfers as slowness of the link (measured: a 845 µs "latency" for loopback).
-     *
-     * <p>A size's time is the trimmed mean of its last {@value #SERVICE_SAMPLES} transfers
-     * ({@link #SERVICE_SAMPLES}: why not the plain mean) while they span the link memory or more. A
-     * size sent so often that they span less (15 transfers are 0.3 ms at 50,000 a second) is
-     * judged over the link memory instead: a moving average, started at the trimmed mean, of its
-     * transfers clamped to the trimmed range of its last {@value #SERVICE_SAMPLES}, each weighing
-     * {@code 1 − exp(−Δt / memory)} (Δt: the time since the size's previous transfer), at most
-     * {@link #COUNT_WEIGHT}. On a machine whose interference comes in bursts, a 0.3 ms window makes
-     * the oracle decide on whichever burst it held (measured on loopback: the last 15 one-event
-     * frames of a calibration read 8.1 µs where all 222,499 of them gave 3.5 µs).
-     *
-     * @param nowNanos when the transfer was measured, on the controller's clock
+     * A size's time is the trimmed mean of its last {@value #SERVICE_SAMPLES} transfers
+     * ({@link #SERVICE_SAMPLES}: why not the plain mean).
      */
-    public void onTransfer(long bytes, double seconds, long nowNanos) {
+    public void onTransfer(long bytes, double seconds) {
         if (bytes <= 0 || !(seconds > 0)) {
             return;
         }
@@ -180,26 +143,7 @@ public final class StreamMonitor {
         long n = ++bucketCount[b];
         double w = Math.max(smoothing, 1.0 / n);
         bucketBytes[b] += w * (bytes - bucketBytes[b]);
-        int slot = b * SERVICE_SAMPLES + (int) ((n - 1) % SERVICE_SAMPLES);
-        long sincePrevious = n == 1 ? Long.MAX_VALUE : nowNanos - recentNanos[b * SERVICE_SAMPLES + (int) ((n - 2) % SERVICE_SAMPLES)];
-        recentSeconds[slot] = seconds;
-        recentNanos[slot] = nowNanos;
-        if (n > SERVICE_SAMPLES) {
-            double clamped = Math.min(highSeconds[b], Math.max(lowSeconds[b], seconds));
-            double weight = Math.min(COUNT_WEIGHT, -Math.expm1(-(double) Math.max(0, sincePrevious) / linkMemoryNanos));
-            smoothedSeconds[b] += weight * (clamped - smoothedSeconds[b]);
-        }
-        // The clamp follows the window every SERVICE_SAMPLES transfers, or at each one of a size sent
-        // rarely enough for the sort not to matter (at most SERVICE_SAMPLES per link memory).
-        if (n % SERVICE_SAMPLES == 0 || n > SERVICE_SAMPLES && sincePrevious >= linkMemoryNanos / SERVICE_SAMPLES) {
-            double trimmed = sortWindow(b);
-            int cut = (int) (SERVICE_SAMPLES * TRIMMED_SHARE);
-            lowSeconds[b] = sortScratch[cut];
-            highSeconds[b] = sortScratch[SERVICE_SAMPLES - 1 - cut];
-            if (n == SERVICE_SAMPLES) {
-                smoothedSeconds[b] = trimmed;
-            }
-        }
+        recentSeconds[b * SERVICE_SAMPLES + (int) ((n - 1) % SERVICE_SAMPLES)] = seconds;
         if (n == 1 || transfers - fittedAt >= REFIT_TRANSFERS) {
             link = fittedLink();
             fittedAt = transfers;
@@ -208,7 +152,7 @@ public final class StreamMonitor {
 
     /**
      * Copies the samples the link is fitted to (per log2 size bucket, ascending: the running mean of
-     * the bytes and the size's time, {@link #onTransfer}) into the arrays, which need {@value #BUCKETS}
+     * the bytes and the trimmed mean of the recent times) into the arrays, which need {@value #BUCKETS}
      * entries; returns how many. For reports: the fit's inputs next to its result.
      */
     public int linkSamples(double[] bytes, double[] seconds) {
@@ -216,28 +160,14 @@ public final class StreamMonitor {
         for (int b = 0; b < BUCKETS; b++) {
             if (bucketCount[b] > 0) {
                 bytes[n] = bucketBytes[b];
-                seconds[n++] = bucketSeconds(b);
+                seconds[n++] = trimmedMeanSeconds(b);
             }
         }
         return n;
     }
 
-    /** Bucket {@code b}'s transfer time ({@link #onTransfer}). */
-    private double bucketSeconds(int b) {
-        long n = bucketCount[b];
-        if (n < SERVICE_SAMPLES) {
-            return sortWindow(b);
-        }
-        long newest = recentNanos[b * SERVICE_SAMPLES + (int) ((n - 1) % SERVICE_SAMPLES)];
-        long oldest = recentNanos[b * SERVICE_SAMPLES + (int) (n % SERVICE_SAMPLES)];
-        return newest - oldest < linkMemoryNanos ? smoothedSeconds[b] : sortWindow(b);
-    }
-
-    /**
-     * Sorts bucket {@code b}'s recent times into {@link #sortScratch} and returns their mean without
-     * the slowest and fastest {@link #TRIMMED_SHARE} of them.
-     */
-    private double sortWindow(int b) {
+    /** Mean of bucket {@code b}'s recent times without the slowest and fastest {@link #TRIMMED_SHARE} of them. */
+    private double trimmedMeanSeconds(int b) {
         int n = (int) Math.min(bucketCount[b], SERVICE_SAMPLES);
         double[] sorted = sortScratch;
         for (int i = 0; i < n; i++) { // insertion sort: at most SERVICE_SAMPLES values

@@ -59,8 +59,8 @@ class AdaptiveBatchingSimulationTest {
         }
 
         @Override
-        public void afterTransfer(long bytes, double seconds, long nowNanos) {
-            controller.onTransfer(bytes, seconds, nowNanos);
+        public void afterTransfer(long bytes, double seconds) {
+            controller.onTransfer(bytes, seconds);
         }
 
         @Override

@@ -65,7 +65,7 @@ class BatchSettingsTest {
         BatchController controller = s.newController(flush, 2, gauges);
         ThroughputCurve link = new ThroughputCurve(0.001, 10_000_000);
         for (long bytes = controller.probeBytesDue(0); bytes > 0; bytes = controller.probeBytesDue(0)) {
-            controller.onTransfer(bytes, link.transferSeconds(bytes), 0);
+            controller.onTransfer(bytes, link.transferSeconds(bytes));
         }
         assertTrue(Double.isNaN(gauges.gauges().get("batch.size").getAsDouble()), "no decision during warm-up");
         for (int i = 0; i < s.warmupEvents(); i++) {

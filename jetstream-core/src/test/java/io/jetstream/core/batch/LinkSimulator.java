@@ -19,8 +19,8 @@ final class LinkSimulator {
             return 0;
         }
 
-        /** Observed transfer of a batch (what a real transport's monitor would see), sent at {@code nowNanos}. */
-        default void afterTransfer(long bytes, double seconds, long nowNanos) {}
+        /** Observed transfer of a batch (what a real transport's monitor would see). */
+        default void afterTransfer(long bytes, double seconds) {}
 
         FlushPolicy flush();
 
@@ -71,7 +71,7 @@ final class LinkSimulator {
             // A deadline that passed before this event fires first (a real transport's flusher).
             long deadline = flush.deadlineNanos() - startNanos;
             if (pending > 0 && deadline <= now) {
-                routeFreeAt = send(policy, arrivals, pending, eventBytes, deadline / 1e9, routeFreeAt, random, startNanos);
+                routeFreeAt = send(policy, arrivals, pending, eventBytes, deadline / 1e9, routeFreeAt, random);
                 account(arrivals, pending, routeFreeAt, seconds);
                 pending = 0;
                 flush.onFlush(FlushPolicy.Reason.DEADLINE);
@@ -84,7 +84,7 @@ final class LinkSimulator {
             flush = policy.flush();
             arrivals[pending++] = now;
             if (flush.onRecord(eventBytes, startNanos + now) || pending == arrivals.length) {
-                routeFreeAt = send(policy, arrivals, pending, eventBytes, now / 1e9, routeFreeAt, random, startNanos);
+                routeFreeAt = send(policy, arrivals, pending, eventBytes, now / 1e9, routeFreeAt, random);
                 account(arrivals, pending, routeFreeAt, seconds);
                 pending = 0;
                 flush.onFlush(FlushPolicy.Reason.SIZE);
@@ -119,19 +119,19 @@ final class LinkSimulator {
         }
         double noise = Math.max(0.5, 1 + jitter * random.nextGaussian(0, 1));
         double transfer = (latencySeconds + (probe + overheadBytes) / bandwidth) * noise;
-        policy.afterTransfer(probe + overheadBytes, transfer, startNanos + nowNanos);
+        policy.afterTransfer(probe + overheadBytes, transfer);
         return Math.max(nowNanos / 1e9, routeFreeAt) + transfer;
     }
 
     /** Sends a batch ready at {@code readySeconds}; returns when it is delivered. */
     private double send(Policy policy, long[] arrivals, int count, int eventBytes, double readySeconds, double routeFreeAt,
-            SplittableRandom random, long startNanos) {
+            SplittableRandom random) {
         long bytes = (long) count * eventBytes;
         double encode = encodeHeader + encodePerByte * bytes;
         double noise = Math.max(0.5, 1 + jitter * random.nextGaussian(0, 1)) ;
         double transfer = (latencySeconds + (bytes + overheadBytes) / bandwidth) * noise;
         double start = Math.max(readySeconds + encode, routeFreeAt);
-        policy.afterTransfer(bytes + overheadBytes, transfer, startNanos + (long) (readySeconds * 1e9));
+        policy.afterTransfer(bytes + overheadBytes, transfer);
         return start + transfer;
     }
 

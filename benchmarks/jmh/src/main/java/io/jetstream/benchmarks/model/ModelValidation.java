@@ -153,7 +153,7 @@ public final class ModelValidation {
         BatchSettings d = BatchSettings.defaults();
         return new BatchSettings(d.mode(), TimeUnit.MILLISECONDS.toNanos(maxDelayMs), d.maxBatchEvents(), 1,
                 d.decisionIntervalNanos(), d.warmupEvents(), d.maxUtilisation(), d.linkVariation(), d.smoothing(),
-                d.linkMemoryNanos(), d.encodeSamples(), TimeUnit.MILLISECONDS.toNanos(100), d.probeMaxIntervalNanos(), d.fixedTargetBytes());
+                d.encodeSamples(), TimeUnit.MILLISECONDS.toNanos(100), d.probeMaxIntervalNanos(), d.fixedTargetBytes());
     }
 
     /** Calibrates, sweeps and judges one scenario; returns the number of missed criteria. */
@@ -165,15 +165,7 @@ public final class ModelValidation {
         FlushPolicy warmupFlush = settings.newFlushPolicy();
         sender.run(s, warmupFlush, settings.newController(warmupFlush, cores, BatchListener.NONE), calibration, 0.5);
         FlushPolicy adaptiveFlush = settings.newFlushPolicy();
-        int[] decisions = new int[2]; // decisions, and how many of them changed the batch size
-        int[] lastBatch = {0};
-        BatchController controller = settings.newController(adaptiveFlush, cores, decision -> {
-            decisions[0]++;
-            if (decision.batchSize() != lastBatch[0]) {
-                decisions[1]++;
-                lastBatch[0] = decision.batchSize();
-            }
-        });
+        BatchController controller = settings.newController(adaptiveFlush, cores, BatchListener.NONE);
         sender.resetDecodeSamples();
         sender.run(s, adaptiveFlush, controller, calibration, 0.5);
         StreamContext measured = controller.monitor().context(settings.prior(cores));
@@ -231,8 +223,6 @@ public final class ModelValidation {
         }
         report.append("\nThe same sizes' service times over the whole calibration (trimmed mean, samples):")
                 .append(sender.calibrationTrimmedMeans());
-        report.append(String.format(Locale.ROOT, "%nCalibration's decisions: %d, of which %d changed the batch size.",
-                decisions[0], decisions[1]));
         report.append("\n\n");
         report.append("| batch | batching µs (model / measured) | encoding µs | decoding µs | transfer+queue µs "
                 + "| transfer+queue, trimmed µs (diagnostic) | total µs | verdict |\n");
@@ -534,7 +524,7 @@ public final class ModelValidation {
             }
             if (controller != null) {
                 long bytes = (long) wireBytes(r[1], segmentBytes);
-                controller.onTransfer(bytes, r[2] / 1e9, System.nanoTime());
+                controller.onTransfer(bytes, r[2] / 1e9);
                 int b = Math.min(StreamMonitor.BUCKETS - 1, 63 - Long.numberOfLeadingZeros(Math.max(1, bytes)));
                 if (calibrationNanos[b] == null) {
                     calibrationNanos[b] = new long[CALIBRATION_SAMPLES];

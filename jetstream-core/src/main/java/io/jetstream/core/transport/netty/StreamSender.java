@@ -412,7 +412,7 @@ public final class StreamSender implements AutoCloseable {
     }
 
     private void seal(FlushPolicy.Reason reason, long now) {
-        drainProbeResults(now);
+        drainProbeResults();
         int records = builder.recordCount();
         ByteBuf frame = builder.seal(++lastSequence, settings.checksum());
         if (qos != null && policy.pendingRecords() > 0) {
@@ -429,10 +429,10 @@ public final class StreamSender implements AutoCloseable {
         }
     }
 
-    private void drainProbeResults(long now) {
+    private void drainProbeResults() {
         if (controller != null) {
-            probeResults.read((type, buffer, index, length) -> controller.onTransfer(
-                    (long) controller.wireBytes(buffer.getLong(index)), buffer.getLong(index + 8) / 1e9, now), 16);
+            probeResults.read((type, buffer, index, length) ->
+                    controller.onTransfer((long) controller.wireBytes(buffer.getLong(index)), buffer.getLong(index + 8) / 1e9), 16);
         }
     }
 
