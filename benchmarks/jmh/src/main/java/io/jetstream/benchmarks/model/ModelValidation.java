@@ -166,7 +166,7 @@ public final class ModelValidation {
         sender.run(s, warmupFlush, settings.newController(warmupFlush, cores, BatchListener.NONE), calibration, 0.5);
         FlushPolicy adaptiveFlush = settings.newFlushPolicy();
         BatchController controller = settings.newController(adaptiveFlush, cores, BatchListener.NONE);
-        sender.resetDecodeSamples();
+        sender.resetCalibrationSamples();
         sender.run(s, adaptiveFlush, controller, calibration, 0.5);
         StreamContext measured = controller.monitor().context(settings.prior(cores));
         double[] decode = sender.decodeCost();
@@ -353,7 +353,8 @@ public final class ModelValidation {
             }
         }
 
-        void resetDecodeSamples() {
+        /** Forgets the decode samples and the calibration's service times: a calibration starts. */
+        void resetCalibrationSamples() {
             decodeSamples = 0;
             java.util.Arrays.fill(calibrationCounts, 0);
             java.util.Arrays.fill(calibrationBytes, 0);
@@ -362,7 +363,7 @@ public final class ModelValidation {
         /**
          * Per size bucket with samples, ascending: "bytes: µs (n)" of the trimmed mean (20 % left out
          * at each end) over every service time given to the controller since the last
-         * {@link #resetDecodeSamples}, against the monitor's own, which remembers the last 15.
+         * {@link #resetCalibrationSamples}, against the monitor's own, which remembers the last 15.
          */
         String calibrationTrimmedMeans() {
             StringBuilder out = new StringBuilder();
@@ -525,7 +526,7 @@ public final class ModelValidation {
             if (controller != null) {
                 long bytes = (long) wireBytes(r[1], segmentBytes);
                 controller.onTransfer(bytes, r[2] / 1e9);
-                int b = Math.min(StreamMonitor.BUCKETS - 1, 63 - Long.numberOfLeadingZeros(Math.max(1, bytes)));
+                int b = Math.min(StreamMonitor.BUCKETS - 1, 63 - Long.numberOfLeadingZeros(Math.max(1, bytes))); // the monitor's log2 buckets
                 if (calibrationNanos[b] == null) {
                     calibrationNanos[b] = new long[CALIBRATION_SAMPLES];
                 }
