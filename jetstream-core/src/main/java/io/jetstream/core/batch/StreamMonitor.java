@@ -267,6 +267,15 @@ public final class StreamMonitor {
         return meanEventBytes;
     }
 
+    /**
+     * The link as last fitted on the transfer path (at most {@value #REFIT_TRANSFERS} transfers old),
+     * without refitting; null before two distinct sizes. For per-frame estimates, where a refit
+     * would cost more than the frame.
+     */
+    public ThroughputCurve lastFittedLink() {
+        return link;
+    }
+
     /** The fitted link, or {@code fallback} while fewer than two distinct transfer sizes were seen. */
     public ThroughputCurve link(ThroughputCurve fallback) {
         if (fittedAt != transfers) {

@@ -59,6 +59,16 @@ class AdaptiveBatchingSimulationTest {
         }
 
         @Override
+        public long probeCheckNanos(long nowNanos) {
+            return controller.probeCheckNanos(nowNanos);
+        }
+
+        @Override
+        public void onSent(long bytes, long nowNanos) {
+            controller.onSent(bytes, nowNanos);
+        }
+
+        @Override
         public void afterTransfer(long bytes, double seconds) {
             controller.onTransfer(bytes, seconds);
         }
@@ -94,7 +104,13 @@ class AdaptiveBatchingSimulationTest {
                 statics.add(LINK.run(LinkSimulator.fixed("timeout " + timeoutMs + " ms", Integer.MAX_VALUE, timeoutMs * 1_000_000), rate, size, PHASE_SECONDS, seed, 0));
             }
             BatchDecision before = adaptive.controller.lastDecision();
-            double stepAllowance = before == null ? 0
+            // Into the first phase: the probes that go out before the link is fitted (the first two
+            // sizes) leave ahead of the stream's first frames, since nothing can yet say when the
+            // link is quiet; at 100 ev/s each delays one event by at most its transfer (jitter
+            // included, twice the mean). Into the others: the step.
+            double stepAllowance = before == null
+                    ? 2 * (2 * LINK.latencySeconds + (BatchController.PROBE_BYTES[0] + BatchController.PROBE_BYTES[1]
+                            + 2.0 * LINK.overheadBytes) / LINK.bandwidth) / (rate * PHASE_SECONDS)
                     : Math.min(MAX_EVENT_DELAY, BatchController.FORMATION_SLACK * before.batchSize() / previousRate) / (rate * PHASE_SECONDS);
             adaptive.decisions.clear();
             LinkSimulator.Result ours = LINK.run(adaptive, rate, size, PHASE_SECONDS, seed, clock);

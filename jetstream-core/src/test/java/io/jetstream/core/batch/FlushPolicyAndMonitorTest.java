@@ -191,6 +191,65 @@ class FlushPolicyAndMonitorTest {
     }
 
     @Test
+    void aDueProbeWaitsForTheNextFrameToLeaveAndTheBucketToRefill() {
+        // 100 Mbit/s behind a 4 KiB token bucket, as tc tbf shapes it.
+        ThroughputCurve bucket = new ThroughputCurve(5e-6, 12.5e6, 4_096);
+        BatchController controller = new BatchController(new StreamMonitor(0.1, 16, 1_000_000, 10_000_000),
+                new BatchOracle(10_000, 1, 0.1), new FlushPolicy(1, 1), LatencyModelTest.CONTEXT, 50_000_000, 10,
+                BatchListener.NONE);
+        controller.onSent(6_500, 0); // before the link is fitted: nothing to estimate, nothing held back
+        controller.onTransfer(300, bucket.transferSeconds(300)); // a data frame, well inside the bucket
+        assertEquals(4 << 10, controller.probeBytesDue(0), "the first probes go out at once");
+        controller.onTransfer(4 << 10, bucket.transferSeconds(4 << 10));
+        assertEquals(16 << 10, controller.probeBytesDue(0), "the link was not fitted when the frame left");
+        controller.onTransfer(16 << 10, bucket.transferSeconds(16 << 10));
+        ThroughputCurve fitted = controller.monitor().lastFittedLink();
+        assertEquals(4_096, fitted.burstBytes(), 1, "the bucket is fitted: " + fitted);
+
+        // Fitted: a due probe waits for the next frame, then for the link to fall quiet after it.
+        assertEquals(0, controller.probeBytesDue(0), "due, and waiting for a frame to follow");
+        assertEquals(BatchController.MAX_PROBE_WAIT_NANOS, controller.probeCheckNanos(0), "no frame: the longest wait");
+        long t = 1_000_000;
+        controller.onSent(6_500, t);
+        long quiet = (long) (fitted.occupancySeconds(6_500) * 1e9);
+        assertEquals(520_000, quiet, 1_000, "6.5 KB drain the bucket; it is full again after 6,500 B / 12.5 MB/s");
+        assertEquals(0, controller.probeBytesDue(t), "right behind a frame a probe would find the bucket short");
+        assertEquals(t + quiet, controller.probeCheckNanos(t), 1, "when a timer should ask again");
+        assertEquals(0, controller.probeBytesDue(t + quiet - 1_000));
+        assertEquals(64 << 10, controller.probeBytesDue(t + quiet + 1_000), "once the frame has left and the bucket refilled");
+        controller.onTransfer(64 << 10, bucket.transferSeconds(64 << 10));
+
+        // After a long quiet spell the probe still waits for a frame (it then has the whole gap
+        // before the one after); frames sent back to back keep the link busy for both.
+        t = 100_000_000; // due again by the monitor's interval (at most 10 ms)
+        assertEquals(0, controller.probeBytesDue(t));
+        controller.onSent(6_500, t + 1_000);
+        controller.onSent(6_500, t + 1_000);
+        long both = (long) (fitted.occupancySeconds(6_500) * 2e9);
+        assertEquals(t + 1_000 + both, controller.probeCheckNanos(t + 1_000), 1);
+        assertEquals(0, controller.probeBytesDue(t + 1_000 + both - 1_000), "two frames back to back");
+        assertEquals(4 << 10, controller.probeBytesDue(t + 1_000 + both + 1_000));
+        controller.onTransfer(4 << 10, bucket.transferSeconds(4 << 10));
+
+        // A link never quiet (6.5 KB every 400 µs, more than the bucket refills): the probe goes out
+        // behind a frame after waiting MAX_PROBE_WAIT_NANOS, not never.
+        t = 200_000_000;
+        long firstAsked = -1;
+        long sent = -1;
+        for (int i = 0; i < 1_000 && sent < 0; i++, t += 400_000) {
+            controller.onSent(6_500, t);
+            if (controller.probeBytesDue(t) > 0) {
+                sent = t;
+            } else if (firstAsked < 0) {
+                firstAsked = t;
+            }
+        }
+        assertTrue(firstAsked >= 0 && sent > 0, "asked " + firstAsked + ", sent " + sent);
+        assertEquals(BatchController.MAX_PROBE_WAIT_NANOS, sent - firstAsked, 400_000);
+        assertTrue(controller.probeCheckNanos(sent) - sent >= 1_000_000, "the next probe waits for the monitor's interval");
+    }
+
+    @Test
     void underBackPressureTheOracleDecidesForUnmetDemand() {
         // A producer held back by 6.25 MB/s routes delivers 7,500 events/s of 800 B: 96 % of one route.
         ThroughputCurve route = new ThroughputCurve(0.001, 6.25e6);

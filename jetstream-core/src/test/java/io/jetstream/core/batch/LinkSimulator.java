@@ -14,10 +14,18 @@ final class LinkSimulator {
         /** Called once per event, before it is added; may reconfigure {@code flush}. */
         default void beforeEvent(long nowNanos, int bytes) {}
 
-        /** Bytes of a link probe to send now, right after a batch left (occupies the route like a batch), or 0. */
+        /** Bytes of a link probe to send now (it occupies the route like a batch), or 0. */
         default long probeBytes(long nowNanos) {
             return 0;
         }
+
+        /** When to ask {@link #probeBytes} again between batches, as a transport's timer would; not before {@code nowNanos}. */
+        default long probeCheckNanos(long nowNanos) {
+            return Long.MAX_VALUE;
+        }
+
+        /** A batch of {@code bytes} (overheads included) leaves for the route now. */
+        default void onSent(long bytes, long nowNanos) {}
 
         /** Observed transfer of a batch (what a real transport's monitor would see). */
         default void afterTransfer(long bytes, double seconds) {}
@@ -61,6 +69,7 @@ final class LinkSimulator {
         long gapNanos = (long) (1e9 / rate);
         long[] arrivals = new long[(int) Math.min(events, 1_000_000)];
         int pending = 0;
+        long lastNanos = 0;
         double routeFreeAt = 0;
         latencySum = 0;
         delivered = 0;
@@ -71,12 +80,19 @@ final class LinkSimulator {
             // A deadline that passed before this event fires first (a real transport's flusher).
             long deadline = flush.deadlineNanos() - startNanos;
             if (pending > 0 && deadline <= now) {
-                routeFreeAt = send(policy, arrivals, pending, eventBytes, deadline / 1e9, routeFreeAt, random);
+                routeFreeAt = probe(policy, startNanos, deadline, routeFreeAt, probeRandom);
+                routeFreeAt = send(policy, arrivals, pending, eventBytes, startNanos, deadline, routeFreeAt, random);
                 account(arrivals, pending, routeFreeAt, seconds);
                 pending = 0;
                 flush.onFlush(FlushPolicy.Reason.DEADLINE);
-                routeFreeAt = probe(policy, startNanos, deadline, routeFreeAt, probeRandom);
             }
+            // The transport's timer (armed by its first batch): a probe waiting for the link to
+            // fall quiet goes out when it does.
+            long check = routeFreeAt == 0 ? Long.MAX_VALUE : policy.probeCheckNanos(startNanos + lastNanos) - startNanos;
+            if (check <= now) {
+                routeFreeAt = probe(policy, startNanos, Math.max(check, lastNanos), routeFreeAt, probeRandom);
+            }
+            lastNanos = now;
             if (i == events) {
                 break;
             }
@@ -84,11 +100,11 @@ final class LinkSimulator {
             flush = policy.flush();
             arrivals[pending++] = now;
             if (flush.onRecord(eventBytes, startNanos + now) || pending == arrivals.length) {
-                routeFreeAt = send(policy, arrivals, pending, eventBytes, now / 1e9, routeFreeAt, random);
+                routeFreeAt = probe(policy, startNanos, now, routeFreeAt, probeRandom);
+                routeFreeAt = send(policy, arrivals, pending, eventBytes, startNanos, now, routeFreeAt, random);
                 account(arrivals, pending, routeFreeAt, seconds);
                 pending = 0;
                 flush.onFlush(FlushPolicy.Reason.SIZE);
-                routeFreeAt = probe(policy, startNanos, now, routeFreeAt, probeRandom);
             }
         }
         return new Result(policy.name(), delivered / seconds, delivered == 0 ? Double.POSITIVE_INFINITY : latencySum / delivered, delivered);
@@ -109,8 +125,9 @@ final class LinkSimulator {
     }
 
     /**
-     * A link probe the policy asks for right after a batch left (as the transport asks, when it
-     * seals a batch): it queues behind that batch and occupies the route like one.
+     * A link probe the policy asks for just before a batch leaves (as the transport asks, when it
+     * seals a batch) or from the transport's timer: it queues behind earlier batches and occupies
+     * the route like one; a batch leaving with it queues behind it.
      */
     private double probe(Policy policy, long startNanos, long nowNanos, double routeFreeAt, SplittableRandom random) {
         long probe = policy.probeBytes(startNanos + nowNanos);
@@ -123,10 +140,12 @@ final class LinkSimulator {
         return Math.max(nowNanos / 1e9, routeFreeAt) + transfer;
     }
 
-    /** Sends a batch ready at {@code readySeconds}; returns when it is delivered. */
-    private double send(Policy policy, long[] arrivals, int count, int eventBytes, double readySeconds, double routeFreeAt,
-            SplittableRandom random) {
+    /** Sends a batch sealed at {@code sealNanos} (phase time); returns when it is delivered. */
+    private double send(Policy policy, long[] arrivals, int count, int eventBytes, long startNanos, long sealNanos,
+            double routeFreeAt, SplittableRandom random) {
+        double readySeconds = sealNanos / 1e9;
         long bytes = (long) count * eventBytes;
+        policy.onSent(bytes + overheadBytes, startNanos + sealNanos);
         double encode = encodeHeader + encodePerByte * bytes;
         double noise = Math.max(0.5, 1 + jitter * random.nextGaussian(0, 1)) ;
         double transfer = (latencySeconds + (bytes + overheadBytes) / bandwidth) * noise;

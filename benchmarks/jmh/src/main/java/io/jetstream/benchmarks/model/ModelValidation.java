@@ -428,6 +428,17 @@ public final class ModelValidation {
                     next = start + (long) (index * gap);
                     due |= flush.onRecord(recordBytes, now) || count == pending.length;
                 }
+                // As the transport asks: whenever it could send, before a frame leaves; a due probe
+                // waits for the link to fall quiet after a frame (BatchController.probeBytesDue).
+                if (controller != null && !last) {
+                    long probe = controller.probeBytesDue(now);
+                    if (probe > 0) {
+                        frame.clear();
+                        frame.putInt((int) probe - 4).putLong(0).putInt(0);
+                        frame.position((int) probe);
+                        write((int) probe, System.nanoTime());
+                    }
+                }
                 if ((due || last) && count > 0) {
                     long lastArrival = pending[count - 1];
                     long encodeStart = System.nanoTime();
@@ -435,6 +446,7 @@ public final class ModelValidation {
                     long encodeEnd = System.nanoTime();
                     write(frameBytes, encodeEnd);
                     if (controller != null) {
+                        controller.onSent(wireBytes(frameBytes, segmentBytes), encodeEnd);
                         controller.monitor().onEncode((long) count * recordBytes, (encodeEnd - encodeStart) / 1e9);
                     }
                     if (counting) {
@@ -450,15 +462,6 @@ public final class ModelValidation {
                 }
                 if (last) {
                     break;
-                }
-                if (controller != null) {
-                    long probe = controller.probeBytesDue(now);
-                    if (probe > 0) {
-                        frame.clear();
-                        frame.putInt((int) probe - 4).putLong(0).putInt(0);
-                        frame.position((int) probe);
-                        write((int) probe, System.nanoTime());
-                    }
                 }
                 long wait = next - System.nanoTime();
                 if (wait > 200_000) {

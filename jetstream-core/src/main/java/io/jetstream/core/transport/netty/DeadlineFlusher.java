@@ -7,7 +7,8 @@ import java.util.function.LongSupplier;
 
 /**
  * The thread that makes pending records leave when their deadline expires although their producer
- * sends nothing more (Storm never calls flush), and that retries batches a full ring refused. It sleeps until the earliest deadline of its senders
+ * sends nothing more (Storm never calls flush), that sends link probes once the link has fallen
+ * quiet between batches, and that retries batches a full ring refused. It sleeps until the earliest deadline of its senders
  * (at most {@value #MAX_SLEEP_MICROS} µs, at least {@value #MIN_SLEEP_MICROS} µs) and is woken
  * when a sender opens a batch with an earlier deadline.
  *

@@ -86,6 +86,8 @@ public final class StreamSender implements AutoCloseable {
     /** This stream's measurements for the transport's latency constraint; null without one. */
     private final ChannelMeasurements qos;
     private long lastSequence;
+    /** When the controller may next want a link probe sent ({@link BatchController#probeCheckNanos}); for the flusher. */
+    private volatile long probeCheckNanos = Long.MAX_VALUE; // none before the first batch
     // Producer load (producer thread): time inside offer, sampled.
     private long offers;
     private long sampledBusyNanos;
@@ -391,10 +393,21 @@ public final class StreamSender implements AutoCloseable {
     }
 
     /**
-     * Called by the deadline flusher: seals the open batch if its deadline has passed, or asks the
-     * producer to do it if the producer holds the batch. Returns the next deadline.
+     * Called by the deadline flusher: sends a link probe the controller has waiting for a quiet
+     * link, and seals the open batch if its deadline has passed, or asks the producer to do it if
+     * the producer holds the batch. Returns when to call again.
      */
     long flushIfDue(long now) {
+        if (controller != null && now - probeCheckNanos >= 0 && claim.compareAndSet(FREE, FLUSHER)) {
+            try {
+                if (!closed) {
+                    sendDueProbe(now);
+                    planProbeCheck(now);
+                }
+            } finally {
+                claim.setRelease(FREE);
+            }
+        }
         if (policy.isDue(now)) {
             if (claim.compareAndSet(FREE, FLUSHER)) {
                 try {
@@ -408,7 +421,8 @@ public final class StreamSender implements AutoCloseable {
                 flushRequested = true;
             }
         }
-        return policy.deadlineNanos();
+        long deadline = policy.deadlineNanos();
+        return controller != null && probeCheckNanos - deadline < 0 ? probeCheckNanos : deadline;
     }
 
     private void seal(FlushPolicy.Reason reason, long now) {
@@ -420,12 +434,34 @@ public final class StreamSender implements AutoCloseable {
         }
         policy.onFlush(reason);
         metrics.onSealed(records, frame.readableBytes());
+        if (controller != null) {
+            sendDueProbe(now); // before the frame: onto a link the controller expects quiet
+        }
         enqueue(new OutboundBatch(lastSequence, frame, records, now));
         if (controller != null) {
-            long probe = controller.probeBytesDue(now);
-            if (probe > 0) {
-                sendProbe((int) Math.min(probe, settings.maxFrameBytes()), now);
-            }
+            controller.onSent(controller.wireBytes(frame.readableBytes()), now);
+            planProbeCheck(now);
+        }
+    }
+
+    /**
+     * Sends the link probe the controller asks for now, if any: it waits for a quiet link
+     * ({@link BatchController#probeBytesDue}), which the deadline flusher catches between batches
+     * ({@link #flushIfDue}). Claim holder.
+     */
+    private void sendDueProbe(long now) {
+        long probe = controller.probeBytesDue(now);
+        if (probe > 0) {
+            sendProbe((int) Math.min(probe, settings.maxFrameBytes()), now);
+        }
+    }
+
+    /** Tells the deadline flusher when to ask for a probe next. Claim holder. */
+    private void planProbeCheck(long now) {
+        long check = controller.probeCheckNanos(now);
+        probeCheckNanos = check;
+        if (check - now < DeadlineFlusher.MAX_SLEEP_MICROS * 1_000) {
+            transport.flusher.wakeFor(check);
         }
     }
 
