@@ -191,6 +191,39 @@ class FlushPolicyAndMonitorTest {
     }
 
     @Test
+    void theFirstDecisionWaitsForTheLinkToBeFittedOrForADecisionInterval() {
+        java.util.List<BatchDecision> decisions = new java.util.ArrayList<>();
+        BatchController fitted = new BatchController(new StreamMonitor(0.1, 16, 1_000_000, 1_000_000_000),
+                new BatchOracle(10_000, 1, 0.1), new FlushPolicy(1, 1), LatencyModelTest.CONTEXT, 50_000_000, 10, decisions::add);
+        long t = 0;
+        for (int i = 0; i < 15; i++) {
+            fitted.onEvent(1_000, t += 20_000); // 50,000 ev/s: the warm-up is over before any probe is back
+        }
+        assertTrue(decisions.isEmpty(), "no decision on the prior link: " + decisions);
+        assertEquals(1, fitted.flush().targetBytes(), "every event still leaves at once");
+        for (long b : new long[] {4 << 10, 16 << 10}) {
+            fitted.onTransfer(b, LatencyModelTest.LINK.transferSeconds(b));
+        }
+        fitted.onEvent(1_000, t += 20_000);
+        assertEquals(1, decisions.size(), "decided as soon as the link is fitted");
+
+        decisions.clear();
+        BatchController unprobed = new BatchController(new StreamMonitor(0.1, 16, 1_000_000, 1_000_000_000),
+                new BatchOracle(10_000, 1, 0.1), new FlushPolicy(1, 1), LatencyModelTest.CONTEXT, 50_000_000, 10, decisions::add);
+        t = 0;
+        for (int i = 0; i < 10; i++) {
+            unprobed.onEvent(1_000, t += 1_000_000);
+        }
+        long warm = t;
+        while (t - warm < 50_000_000 - 1_000_000) {
+            unprobed.onEvent(1_000, t += 1_000_000);
+        }
+        assertTrue(decisions.isEmpty());
+        unprobed.onEvent(1_000, t += 1_000_000);
+        assertEquals(1, decisions.size(), "a transport that never probes gets decisions on its prior after one interval");
+    }
+
+    @Test
     void aDueProbeWaitsForTheNextFrameToLeaveAndTheBucketToRefill() {
         // 100 Mbit/s behind a 4 KiB token bucket, as tc tbf shapes it.
         ThroughputCurve bucket = new ThroughputCurve(5e-6, 12.5e6, 4_096);
