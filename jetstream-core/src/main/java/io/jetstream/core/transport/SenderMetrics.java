@@ -74,6 +74,11 @@ public final class SenderMetrics {
         probes.incrementAndGet();
     }
 
+    /** Link probes sent (adaptive batching). */
+    public long probes() {
+        return probes.get();
+    }
+
     public long batchesSealed() {
         return batchesSealed.get();
     }

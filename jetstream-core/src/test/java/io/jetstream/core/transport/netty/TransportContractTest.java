@@ -238,6 +238,30 @@ abstract class TransportContractTest {
     }
 
     @Test
+    void anAdaptiveStreamKeepsProbingTheLinkBetweenItsBatches() throws Exception {
+        Collector c = new Collector();
+        StreamReceiver r = transport("receiver", Map.of()).bind(0, c, t -> true, SequenceStore.inMemory());
+        StreamSender s = transport("sender", Map.of("transport.reliability", "acknowledged",
+                "batch.probe.min-interval-ms", "20", "batch.probe.max-interval-ms", "40"))
+                .openSender("s", at(r), ControlListener.NONE);
+        await("route ready", 10, s::isReady);
+        // About 2,000 records a second for a second and a half: once the link is fitted, a due probe
+        // waits for the link to fall quiet after a batch, which the deadline flusher catches.
+        int n = 3_000;
+        for (int i = 0; i < n; i++) {
+            byte[] rec = record(i, 224);
+            s.send(i % 4, rec, 0, rec.length);
+            java.util.concurrent.locks.LockSupport.parkNanos(500_000);
+        }
+        s.flush();
+        await(n + " records", 30, () -> c.size() >= n);
+        assertInOrder(c, n);
+        assertTrue(s.controller().monitor().lastFittedLink() != null, "the link was fitted");
+        assertTrue(s.metrics().probes() >= 3 + 5,
+                "probes kept going out after the first ones (one due every 20-40 ms): " + s.metrics());
+    }
+
+    @Test
     void underOverloadTheAdaptiveOutboxHoldsWhatTheLinkDrainsWithinTheDelayBound() throws Exception {
         Map<String, Object> o = Map.of("transport.reliability", "acknowledged", "batch.max-event-delay-ms", 20L);
         Collector c = new Collector();
