@@ -182,9 +182,9 @@ public final class BatchController {
      * queue in front of it, and on a shaped link finds the bucket short by that frame: measured on
      * a 100 Mbit/s tbf with a 4 KiB bucket, 4 KiB probes sent right behind data frames put the
      * fitted depth at 3.4–3.8 KB, and 6.5 KB frames, which find the bucket full, were modelled
-     * 22–23 % slow. A transport asks after each frame it sends and whenever it could send in
-     * between, at the latest at {@link #probeCheckNanos} (a timer); a probe returned here counts
-     * as sent now.
+     * 22–23 % slow (within 7–12 % with this rule). A transport asks before each frame it sends
+     * and reports the frame ({@link #onSent}); between frames it asks at {@link #probeCheckNanos}
+     * (a timer). A probe returned here counts as sent now; it then goes before that frame.
      */
     public long probeBytesDue(long nowNanos) {
         if (probes >= PROBE_BYTES.length
