@@ -168,12 +168,13 @@ class FlushPolicyAndMonitorTest {
                 new BatchOracle(10_000, 1, 0.1), flush, LatencyModelTest.CONTEXT, 50_000_000, 10, decisions::add);
         assertEquals(1, flush.targetBytes(), "latency first until the stream is measured");
         assertEquals(4 << 10, controller.probeBytesDue(0));
+        assertEquals(0, controller.probeBytesDue(0), "one probe at a time");
+        controller.onTransfer(4 << 10, LatencyModelTest.LINK.transferSeconds(4 << 10)); // its answer
         assertEquals(16 << 10, controller.probeBytesDue(0));
-        assertEquals(64 << 10, controller.probeBytesDue(0));
+        controller.onTransfer(16 << 10, LatencyModelTest.LINK.transferSeconds(16 << 10));
+        assertEquals(64 << 10, controller.probeBytesDue(0), "no frame reported: the link is not busy");
+        controller.onTransfer(64 << 10, LatencyModelTest.LINK.transferSeconds(64 << 10));
         assertEquals(0, controller.probeBytesDue(1), "then spaced by the monitor's interval");
-        for (long b : new long[] {4 << 10, 16 << 10, 64 << 10}) {
-            controller.onTransfer(b, LatencyModelTest.LINK.transferSeconds(b));
-        }
         for (int i = 0; i < 9; i++) {
             controller.onEvent(1_000, i * 1_000_000L); // 1,000 ev/s
         }
@@ -188,6 +189,18 @@ class FlushPolicyAndMonitorTest {
         assertEquals(Math.min(1e9, BatchController.FORMATION_SLACK * first.batchSize() / 1_000 * 1e9), flush.maxDelayNanos(), 1);
         controller.onEvent(1_000, 10_000_000L);
         assertEquals(1, decisions.size(), "next periodic decision only after 50 ms");
+    }
+
+    @Test
+    void anUnansweredProbeHoldsTheNextForAtMostTheLongestWait() {
+        BatchController controller = new BatchController(new StreamMonitor(0.1, 16, 1_000_000, 1_000_000_000),
+                new BatchOracle(10_000, 1, 0.1), new FlushPolicy(1, 1), LatencyModelTest.CONTEXT, 50_000_000, 10,
+                BatchListener.NONE);
+        assertEquals(4 << 10, controller.probeBytesDue(0));
+        controller.onTransfer(300, 1e-5); // a data frame is no answer
+        assertEquals(0, controller.probeBytesDue(1_000_000));
+        assertEquals(BatchController.MAX_PROBE_WAIT_NANOS, controller.probeCheckNanos(1_000_000));
+        assertEquals(16 << 10, controller.probeBytesDue(BatchController.MAX_PROBE_WAIT_NANOS), "a lost probe holds nothing for ever");
     }
 
     @Test
