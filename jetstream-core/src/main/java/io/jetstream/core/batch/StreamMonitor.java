@@ -15,7 +15,8 @@ package io.jetstream.core.batch;
  *       token bucket) fitted per log2 size bucket — the running mean of the sizes and a trimmed
  *       mean of the last {@value #SERVICE_SAMPLES} transfer times — so that a flood of
  *       same-sized batches cannot crowd out the probes, and a few disturbed transfers cannot
- *       misstate a size ({@link #SERVICE_SAMPLES}).
+ *       misstate a size ({@link #SERVICE_SAMPLES}). Each size weighs in the fit as the number of
+ *       times its mean stands for, so a size measured once moves it as one measurement does.
  *   <li>Intrusiveness control: {@link #nextProbeIntervalNanos()} doubles while the link's recent
  *       measurements stray little from the fitted curve (relative residuals' deviation under 5 %)
  *       and halves when they stray a lot (over 20 %), within [min, max].
@@ -75,6 +76,7 @@ public final class StreamMonitor {
     private final long[] bucketCount = new long[BUCKETS];
     private final double[] fitBytes = new double[BUCKETS];
     private final double[] fitSeconds = new double[BUCKETS];
+    private final double[] fitWeights = new double[BUCKETS];
     private final double[] fitScratch = new double[BUCKETS];
     /** Smoothed squared relative residual of transfers against the fitted curve. */
     private double residualSquares = Double.NaN;
@@ -156,9 +158,21 @@ public final class StreamMonitor {
      * entries; returns how many. For reports: the fit's inputs next to its result.
      */
     public int linkSamples(double[] bytes, double[] seconds) {
+        return linkSamples(bytes, seconds, null);
+    }
+
+    /**
+     * As {@link #linkSamples(double[], double[])}, and each sample's weight in the fit into
+     * {@code weights} (unless null): how many recent transfer times its time summarises, at most
+     * {@value #SERVICE_SAMPLES}.
+     */
+    public int linkSamples(double[] bytes, double[] seconds, double[] weights) {
         int n = 0;
         for (int b = 0; b < BUCKETS; b++) {
             if (bucketCount[b] > 0) {
+                if (weights != null) {
+                    weights[n] = Math.min(bucketCount[b], SERVICE_SAMPLES);
+                }
                 bytes[n] = bucketBytes[b];
                 seconds[n++] = trimmedMeanSeconds(b);
             }
@@ -189,12 +203,12 @@ public final class StreamMonitor {
 
     /** The curve fitted over the size buckets seen so far, or null with fewer than two. */
     private ThroughputCurve fittedLink() {
-        int n = linkSamples(fitBytes, fitSeconds);
+        int n = linkSamples(fitBytes, fitSeconds, fitWeights);
         if (n < 2) {
             return null;
         }
         try {
-            return ThroughputCurve.fitSorted(fitBytes, fitSeconds, n, fitScratch);
+            return ThroughputCurve.fitSorted(fitBytes, fitSeconds, fitWeights, n, fitScratch);
         } catch (IllegalArgumentException degenerate) {
             return null;
         }

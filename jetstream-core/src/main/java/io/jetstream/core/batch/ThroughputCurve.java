@@ -82,8 +82,28 @@ public record ThroughputCurve(double latencySeconds, double stableBytesPerSecond
      * @throws IllegalArgumentException with fewer than two samples or two distinct sizes
      */
     public static ThroughputCurve fit(double[] bytes, double[] seconds, int count) {
-        if (count < 0 || count > bytes.length || count > seconds.length) {
+        return fit(bytes, seconds, null, count);
+    }
+
+    /**
+     * As {@link #fit(double[], double[], int)}, each sample weighted in every sum of squares and
+     * every mean by {@code weights[i]}: how many measurements the sample's time stands for. A size
+     * measured once then moves the fit as one measurement does, not as much as a size measured
+     * fifteen times (measured on tbf: the only 2,584-byte frame of a calibration took 155 µs where
+     * its neighbours took 20, and, unweighted, set the fitted latency to 60 µs).
+     *
+     * @param weights positive weights, or null for all 1
+     * @throws IllegalArgumentException with fewer than two samples or two distinct sizes, or a weight
+     *     that is not positive and finite
+     */
+    public static ThroughputCurve fit(double[] bytes, double[] seconds, double[] weights, int count) {
+        if (count < 0 || count > bytes.length || count > seconds.length || (weights != null && count > weights.length)) {
             throw new IllegalArgumentException("count " + count + " outside the samples");
+        }
+        for (int i = 0; weights != null && i < count; i++) {
+            if (!(weights[i] > 0) || Double.isInfinite(weights[i])) {
+                throw new IllegalArgumentException("weight " + weights[i] + " of sample " + i + " is not positive and finite");
+            }
         }
         Integer[] order = new Integer[count];
         for (int i = 0; i < count; i++) {
@@ -92,21 +112,23 @@ public record ThroughputCurve(double latencySeconds, double stableBytesPerSecond
         java.util.Arrays.sort(order, (x, y) -> Double.compare(bytes[x], bytes[y]));
         double[] sortedBytes = new double[count];
         double[] sortedSeconds = new double[count];
+        double[] sortedWeights = new double[count];
         for (int i = 0; i < count; i++) {
             sortedBytes[i] = bytes[order[i]];
             sortedSeconds[i] = seconds[order[i]];
+            sortedWeights[i] = weights == null ? 1 : weights[order[i]];
         }
-        return fitSorted(sortedBytes, sortedSeconds, count, new double[count]);
+        return fitSorted(sortedBytes, sortedSeconds, sortedWeights, count, new double[count]);
     }
 
     /**
-     * As {@link #fit(double[], double[], int)} for samples in ascending order of size, with a scratch
-     * array of at least {@code count}: the monitor's allocation-free refits.
+     * As {@link #fit(double[], double[], double[], int)} for samples in ascending order of size, with
+     * positive weights and a scratch array of at least {@code count}: the monitor's allocation-free refits.
      */
-    static ThroughputCurve fitSorted(double[] bytes, double[] seconds, int count, double[] excess) {
-        ThroughputCurve affine = fitAffine(bytes, seconds, count);
+    static ThroughputCurve fitSorted(double[] bytes, double[] seconds, double[] weights, int count, double[] excess) {
+        ThroughputCurve affine = fitAffine(bytes, seconds, weights, count);
         ThroughputCurve best = affine;
-        double bestScore = BURST_FIT_GAIN * affine.relativeSquares(bytes, seconds, count);
+        double bestScore = BURST_FIT_GAIN * affine.relativeSquares(bytes, seconds, weights, count);
         // Split the sizes into the first j (inside the burst: their mean time is the latency) and
         // the rest (at least two sizes: a line whose slope is 1/stable); the burst is where that
         // line meets the latency, kept between the two groups' sizes.
@@ -115,19 +137,21 @@ public record ThroughputCurve(double latencySeconds, double stableBytesPerSecond
                 continue;
             }
             double latency = 0;
+            double weight = 0;
             for (int i = 0; i < j; i++) {
-                latency += seconds[i];
+                latency += weights[i] * seconds[i];
+                weight += weights[i];
             }
-            latency /= j;
-            LineFit above = LineFit.ofRange(bytes, seconds, j, count);
+            latency /= weight;
+            LineFit above = LineFit.ofRange(bytes, seconds, weights, j, count);
             double burst = above == null || !(above.slope() > 0) ? Double.NaN : (latency - above.intercept()) / above.slope();
             burst = Double.isNaN(burst) ? bytes[j - 1] : Math.min(Math.max(burst, bytes[j - 1]), bytes[j]);
             if (burst <= bytes[0]) {
                 continue; // at the smallest size the breakpoint is the affine line again
             }
-            ThroughputCurve candidate = fitAbove(bytes, seconds, count, burst, excess);
+            ThroughputCurve candidate = fitAbove(bytes, seconds, weights, count, burst, excess);
             if (candidate != null) {
-                double score = candidate.relativeSquares(bytes, seconds, count);
+                double score = candidate.relativeSquares(bytes, seconds, weights, count);
                 if (score < bestScore) {
                     bestScore = score;
                     best = candidate;
@@ -160,31 +184,32 @@ public record ThroughputCurve(double latencySeconds, double stableBytesPerSecond
     }
 
     /** Least squares of the time on {@code max(0, B − burst)}, or null without a positive rate and latency. */
-    private static ThroughputCurve fitAbove(double[] bytes, double[] seconds, int count, double burst, double[] excess) {
+    private static ThroughputCurve fitAbove(double[] bytes, double[] seconds, double[] weights, int count, double burst,
+            double[] excess) {
         for (int i = 0; i < count; i++) {
             excess[i] = Math.max(0, bytes[i] - burst);
         }
-        LineFit line = LineFit.of(excess, seconds, count);
+        LineFit line = LineFit.ofRange(excess, seconds, weights, 0, count);
         if (line == null || !(line.slope() > 0) || line.intercept() < 0) {
             return null;
         }
         return new ThroughputCurve(line.intercept(), 1 / line.slope(), burst);
     }
 
-    private double relativeSquares(double[] bytes, double[] seconds, int count) {
+    private double relativeSquares(double[] bytes, double[] seconds, double[] weights, int count) {
         double sum = 0;
         for (int i = 0; i < count; i++) {
             double r = transferSeconds(bytes[i]) / seconds[i] - 1;
-            sum += r * r;
+            sum += weights[i] * r * r;
         }
         return sum;
     }
 
-    private static ThroughputCurve fitAffine(double[] bytes, double[] seconds, int count) {
+    private static ThroughputCurve fitAffine(double[] bytes, double[] seconds, double[] weights, int count) {
         if (count < 2) {
             throw new IllegalArgumentException("need at least 2 samples, got " + count);
         }
-        LineFit line = LineFit.of(bytes, seconds, count);
+        LineFit line = LineFit.ofRange(bytes, seconds, weights, 0, count);
         if (line == null) {
             throw new IllegalArgumentException("samples need at least two distinct sizes");
         }
@@ -192,19 +217,21 @@ public record ThroughputCurve(double latencySeconds, double stableBytesPerSecond
         double slope = line.slope();
         if (intercept < 0) {
             intercept = 0;
-            slope = LineFit.slopeThroughOrigin(bytes, seconds, count);
+            slope = LineFit.slopeThroughOrigin(bytes, seconds, weights, count);
         }
         if (!(slope > 0)) {
             // Within the noise, time does not grow with size (a link much faster than the sizes
             // probed, such as loopback): the mean time is the per-send latency, and the fastest
             // throughput observed is a lower bound of the stable one.
             double sum = 0;
+            double weight = 0;
             double fastest = 0;
             for (int i = 0; i < count; i++) {
-                sum += seconds[i];
+                sum += weights[i] * seconds[i];
+                weight += weights[i];
                 fastest = Math.max(fastest, bytes[i] / seconds[i]);
             }
-            return new ThroughputCurve(sum / count, fastest);
+            return new ThroughputCurve(sum / weight, fastest);
         }
         return new ThroughputCurve(intercept, 1 / slope);
     }

@@ -1,11 +1,13 @@
 package io.jetstream.core.batch;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /** The flush decision and the monitors, in virtual time. */
@@ -158,6 +160,30 @@ class FlushPolicyAndMonitorTest {
             previous = seconds[0];
         }
         assertEquals(100e-6, seconds[0], 1e-12, "all of the last " + StreamMonitor.SERVICE_SAMPLES + " are slow");
+    }
+
+    @Test
+    void eachSizeWeighsInTheLinkFitAsTheTransfersItsTimeStandsFor() {
+        StreamMonitor monitor = new StreamMonitor(0.05, 16, 1_000, 64_000);
+        ThroughputCurve truth = new ThroughputCurve(10e-6, 1e9);
+        for (int i = 0; i < 40; i++) {
+            monitor.onTransfer(318, truth.transferSeconds(318));
+        }
+        monitor.onTransfer(2_000, 2e-3); // the only frame of its size, behind a 2 ms stall
+        for (int i = 0; i < 3; i++) {
+            monitor.onTransfer(65_536, truth.transferSeconds(65_536));
+        }
+        double[] bytes = new double[StreamMonitor.BUCKETS];
+        double[] seconds = new double[StreamMonitor.BUCKETS];
+        double[] weights = new double[StreamMonitor.BUCKETS];
+        assertEquals(3, monitor.linkSamples(bytes, seconds, weights));
+        assertArrayEquals(new double[] {StreamMonitor.SERVICE_SAMPLES, 1, 3}, Arrays.copyOf(weights, 3),
+                "the times each sample's trimmed mean summarises, at most " + StreamMonitor.SERVICE_SAMPLES);
+        ThroughputCurve fit = monitor.link(truth);
+        assertEquals(ThroughputCurve.fit(bytes, seconds, weights, 3), fit);
+        // Unweighted, the stall would be one of three points: a third of its 2 ms on every send.
+        assertTrue(ThroughputCurve.fit(bytes, seconds, 3).latencySeconds() > 0.5e-3);
+        assertTrue(fit.latencySeconds() < 0.15e-3, "one stall in 19 measurements: " + fit);
     }
 
     @Test

@@ -144,6 +144,56 @@ class LatencyModelTest {
     }
 
     @Test
+    void weightedFitsCountEachPointAsOftenAsItWasMeasured() {
+        // By hand: x {0, 1, 2}, y {0, 2, 2}, weights {1, 1, 2}: Σw 4, Σwx 5, Σwy 6, Σwx² 9, Σwxy 10,
+        // slope (4·10 − 5·6) / (4·9 − 5²) = 10/11, intercept (6 − 5·10/11) / 4 = 4/11.
+        LineFit weighted = LineFit.ofRange(new double[] {0, 1, 2}, new double[] {0, 2, 2}, new double[] {1, 1, 2}, 0, 3);
+        assertEquals(10.0 / 11, weighted.slope(), 1e-12);
+        assertEquals(4.0 / 11, weighted.intercept(), 1e-12);
+        // Equal weights are the plain fit; the same point twice is weight 2.
+        assertEquals(LineFit.of(new double[] {0, 1, 2}, new double[] {0, 2, 2}, 3),
+                LineFit.ofRange(new double[] {0, 1, 2}, new double[] {0, 2, 2}, new double[] {2, 2, 2}, 0, 3));
+        LineFit repeated = LineFit.of(new double[] {0, 1, 2, 2}, new double[] {0, 2, 2, 2}, 4);
+        assertEquals(repeated.slope(), weighted.slope(), 1e-12);
+        assertEquals(repeated.intercept(), weighted.intercept(), 1e-12);
+        // Through the origin: (1·1·1 + 0.25·2·6) / (1·1 + 0.25·4) = 2, where unweighted (1 + 12) / (1 + 4) = 2.6.
+        assertEquals(2.0, LineFit.slopeThroughOrigin(new double[] {1, 2}, new double[] {1, 6}, new double[] {1, 0.25}, 2), 1e-12);
+        assertEquals(2.6, LineFit.slopeThroughOrigin(new double[] {1, 2}, new double[] {1, 6}, 2), 1e-12);
+
+        // A flat link's latency is the weighted mean time.
+        ThroughputCurve flat = ThroughputCurve.fit(new double[] {4_000, 64_000}, new double[] {20e-6, 18e-6}, new double[] {3, 1}, 2);
+        assertEquals(19.5e-6, flat.latencySeconds(), 1e-15);
+        assertThrows(IllegalArgumentException.class,
+                () -> ThroughputCurve.fit(new double[] {1, 2}, new double[] {1, 2}, new double[] {1, 0}, 2));
+        assertThrows(IllegalArgumentException.class,
+                () -> ThroughputCurve.fit(new double[] {1, 2}, new double[] {1, 2}, new double[] {1, Double.NaN}, 2));
+    }
+
+    @Test
+    void aSizeMeasuredOnceMovesTheLinkFitAsOneMeasurementDoes() {
+        // The monitor's samples in a tbf calibration of the eleventh session (run 7, 800 B events at
+        // 8,500/s on a 4 KiB bucket at 12.5 MB/s): every size's trimmed mean of its last 15 transfers,
+        // except 2,584 B, the calibration's only frame of that size, which stalled.
+        double[] bytes = {894, 1_772, 2_584, 5_862, 17_176, 68_572};
+        double[] seconds = {10.0e-6, 13.8e-6, 155.4e-6, 28.2e-6, 1062.1e-6, 5319.6e-6};
+        double[] weights = {15, 15, 1, 15, 15, 15};
+        ThroughputCurve unweighted = ThroughputCurve.fit(bytes, seconds, bytes.length);
+        // As that run found: the one stall set the latency of every frame.
+        assertEquals(59.7e-6, unweighted.latencySeconds(), 0.1e-6, unweighted.toString());
+        ThroughputCurve weighted = ThroughputCurve.fit(bytes, seconds, weights, bytes.length);
+        // The sizes inside the bucket are 15 + 15 + 1 measurements: (15·10.0 + 15·13.8 + 155.4) / 31 µs.
+        assertEquals((15 * 10.0e-6 + 15 * 13.8e-6 + 155.4e-6) / 31, weighted.latencySeconds(), 1e-12, weighted.toString());
+        for (int i : new int[] {1, 3, 4, 5}) {
+            assertEquals(seconds[i], weighted.transferSeconds(bytes[i]), 0.2 * seconds[i], bytes[i] + " B on " + weighted);
+        }
+        // Equal weights are the unweighted fit: fifteen stalls of one size would still set it.
+        ThroughputCurve allFifteen = ThroughputCurve.fit(bytes, seconds, new double[] {15, 15, 15, 15, 15, 15}, bytes.length);
+        assertEquals(unweighted.latencySeconds(), allFifteen.latencySeconds(), 1e-15);
+        assertEquals(unweighted.burstBytes(), allFifteen.burstBytes(), 1e-6);
+        assertEquals(unweighted.stableBytesPerSecond(), allFifteen.stableBytesPerSecond(), 1e-3);
+    }
+
+    @Test
     void componentsMatchHandComputedValues() {
         int b = 10; // B = 10,000 bytes
         assertEquals(10_000, LatencyModel.batchBytes(CONTEXT, b), EPS);

@@ -216,10 +216,11 @@ public final class ModelValidation {
                 pick, maxBatch));
         double[] sampleBytes = new double[StreamMonitor.BUCKETS];
         double[] sampleSeconds = new double[StreamMonitor.BUCKETS];
-        int samples = controller.monitor().linkSamples(sampleBytes, sampleSeconds);
-        report.append("Link samples the fit used (wire bytes: µs):");
+        double[] sampleWeights = new double[StreamMonitor.BUCKETS];
+        int samples = controller.monitor().linkSamples(sampleBytes, sampleSeconds, sampleWeights);
+        report.append("Link samples the fit used (wire bytes: µs × weight):");
         for (int i = 0; i < samples; i++) {
-            report.append(String.format(Locale.ROOT, " %.0f: %.1f;", sampleBytes[i], sampleSeconds[i] * 1e6));
+            report.append(String.format(Locale.ROOT, " %.0f: %.1f × %.0f;", sampleBytes[i], sampleSeconds[i] * 1e6, sampleWeights[i]));
         }
         report.append("\nThe same sizes' service times over the whole calibration (trimmed mean, samples):")
                 .append(sender.calibrationTrimmedMeans());
