@@ -12,8 +12,8 @@ package io.jetstream.core.batch;
  *       plain mean while fewer than 1/smoothing samples exist).
  *   <li>Encoding: a least-squares fit of batch encode time to its bytes (tHe + tDe·B).
  *   <li>Link: a {@link ThroughputCurve} (affine, or with a burst allowance when the link is a
- *       token bucket) fitted per log2 size bucket — the running mean of the sizes and a trimmed
- *       mean of the last {@value #SERVICE_SAMPLES} transfer times — so that a flood of
+ *       token bucket) fitted per log2 size bucket — a trimmed mean of the last {@value #SERVICE_SAMPLES}
+ *       transfers, their sizes and times alike — so that a flood of
  *       same-sized batches cannot crowd out the probes, and a few disturbed transfers cannot
  *       misstate a size ({@link #SERVICE_SAMPLES}). Each size weighs in the fit as the number of
  *       times its mean stands for, so a size measured once moves it as one measurement does.
@@ -68,11 +68,14 @@ public final class StreamMonitor {
     static final double TRIMMED_SHARE = 0.2;
 
     private final double smoothing;
-    /** Transfer sizes by log2(bytes) bucket: running means, so no size crowds out the others. */
-    private final double[] bucketBytes = new double[BUCKETS];
-    /** The last {@link #SERVICE_SAMPLES} transfer times of each bucket (a ring per bucket). */
+    /**
+     * The last {@link #SERVICE_SAMPLES} transfers of each log2(bytes) bucket, so that no size crowds
+     * out the others: their sizes and times (a ring per bucket, the same slot for one transfer).
+     */
+    private final double[] recentBytes = new double[BUCKETS * SERVICE_SAMPLES];
     private final double[] recentSeconds = new double[BUCKETS * SERVICE_SAMPLES];
-    private final double[] sortScratch = new double[SERVICE_SAMPLES];
+    private final double[] sortedSeconds = new double[SERVICE_SAMPLES];
+    private final double[] sortedBytes = new double[SERVICE_SAMPLES];
     private final long[] bucketCount = new long[BUCKETS];
     private final double[] fitBytes = new double[BUCKETS];
     private final double[] fitSeconds = new double[BUCKETS];
@@ -143,9 +146,9 @@ public final class StreamMonitor {
         int b = 63 - Long.numberOfLeadingZeros(bytes);
         b = Math.min(BUCKETS - 1, b);
         long n = ++bucketCount[b];
-        double w = Math.max(smoothing, 1.0 / n);
-        bucketBytes[b] += w * (bytes - bucketBytes[b]);
-        recentSeconds[b * SERVICE_SAMPLES + (int) ((n - 1) % SERVICE_SAMPLES)] = seconds;
+        int slot = b * SERVICE_SAMPLES + (int) ((n - 1) % SERVICE_SAMPLES);
+        recentBytes[slot] = bytes;
+        recentSeconds[slot] = seconds;
         if (n == 1 || transfers - fittedAt >= REFIT_TRANSFERS) {
             link = fittedLink();
             fittedAt = transfers;
@@ -153,8 +156,8 @@ public final class StreamMonitor {
     }
 
     /**
-     * Copies the samples the link is fitted to (per log2 size bucket, ascending: the running mean of
-     * the bytes and the trimmed mean of the recent times) into the arrays, which need {@value #BUCKETS}
+     * Copies the samples the link is fitted to (per log2 size bucket, ascending: the trimmed mean of
+     * its recent transfers, {@link #SERVICE_SAMPLES}) into the arrays, which need {@value #BUCKETS}
      * entries; returns how many. For reports: the fit's inputs next to its result.
      */
     public int linkSamples(double[] bytes, double[] seconds) {
@@ -173,32 +176,48 @@ public final class StreamMonitor {
                 if (weights != null) {
                     weights[n] = Math.min(bucketCount[b], SERVICE_SAMPLES);
                 }
-                bytes[n] = bucketBytes[b];
-                seconds[n++] = trimmedMeanSeconds(b);
+                seconds[n] = trimmedMean(b);
+                bytes[n++] = trimmedMeanBytes;
             }
         }
         return n;
     }
 
-    /** Mean of bucket {@code b}'s recent times without the slowest and fastest {@link #TRIMMED_SHARE} of them. */
-    private double trimmedMeanSeconds(int b) {
+    /** The sizes' mean over the transfers {@link #trimmedMean} kept: its second result. */
+    private double trimmedMeanBytes;
+
+    /**
+     * Mean time of bucket {@code b}'s recent transfers without the slowest and fastest
+     * {@link #TRIMMED_SHARE} of them; the mean size of the same transfers into {@link #trimmedMeanBytes}.
+     * Sizes and times over one set of transfers: a bucket spans a factor of two, and where it holds
+     * a token bucket's depth its sizes differ in kind (measured on tbf with a 4 KiB bucket: 4,294-byte
+     * probes in 22 µs and 6,496-byte frames in 227 µs in one bucket; a running mean of all its sizes
+     * beside the times of the last few, mostly probes, read 5,464 B in 22 µs and deepened the fitted
+     * bucket to 5.3 KB).
+     */
+    private double trimmedMean(int b) {
         int n = (int) Math.min(bucketCount[b], SERVICE_SAMPLES);
-        double[] sorted = sortScratch;
-        for (int i = 0; i < n; i++) { // insertion sort: at most SERVICE_SAMPLES values
+        for (int i = 0; i < n; i++) { // insertion sort by time, sizes alongside: at most SERVICE_SAMPLES
             double v = recentSeconds[b * SERVICE_SAMPLES + i];
+            double size = recentBytes[b * SERVICE_SAMPLES + i];
             int j = i;
-            while (j > 0 && sorted[j - 1] > v) {
-                sorted[j] = sorted[j - 1];
+            while (j > 0 && sortedSeconds[j - 1] > v) {
+                sortedSeconds[j] = sortedSeconds[j - 1];
+                sortedBytes[j] = sortedBytes[j - 1];
                 j--;
             }
-            sorted[j] = v;
+            sortedSeconds[j] = v;
+            sortedBytes[j] = size;
         }
         int trimmed = (int) (n * TRIMMED_SHARE);
-        double sum = 0;
+        double seconds = 0;
+        double bytes = 0;
         for (int i = trimmed; i < n - trimmed; i++) {
-            sum += sorted[i];
+            seconds += sortedSeconds[i];
+            bytes += sortedBytes[i];
         }
-        return sum / (n - 2 * trimmed);
+        trimmedMeanBytes = bytes / (n - 2 * trimmed);
+        return seconds / (n - 2 * trimmed);
     }
 
     /** The curve fitted over the size buckets seen so far, or null with fewer than two. */

@@ -187,6 +187,25 @@ class FlushPolicyAndMonitorTest {
     }
 
     @Test
+    void aSizeBucketsPointIsTheSizeAndTimeOfTheSameTransfers() {
+        // One log2 bucket (4,096–8,191 B) across a 4 KiB token bucket: 6,000-byte frames wait for
+        // tokens, 4,200-byte probes pass at once.
+        StreamMonitor monitor = new StreamMonitor(0.05, 16, 1_000, 64_000);
+        for (int i = 0; i < 15; i++) {
+            monitor.onTransfer(6_000, 200e-6);
+        }
+        for (int i = 0; i < 10; i++) {
+            monitor.onTransfer(4_200, 20e-6);
+        }
+        double[] bytes = new double[StreamMonitor.BUCKETS];
+        double[] seconds = new double[StreamMonitor.BUCKETS];
+        assertEquals(1, monitor.linkSamples(bytes, seconds));
+        // The last 15: ten probes and five frames; the 3 fastest and 3 slowest left out: seven probes, two frames.
+        assertEquals((7 * 20e-6 + 2 * 200e-6) / 9, seconds[0], 1e-15);
+        assertEquals((7 * 4_200 + 2 * 6_000) / 9.0, bytes[0], 1e-9, "the sizes of the transfers timed, not of all the bucket has seen");
+    }
+
+    @Test
     void controllerSendsEveryEventUntilWarmAndThenAppliesTheOracle() {
         FlushPolicy flush = new FlushPolicy(1, 1);
         java.util.List<BatchDecision> decisions = new java.util.ArrayList<>();
