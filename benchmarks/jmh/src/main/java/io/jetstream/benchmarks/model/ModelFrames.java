@@ -33,7 +33,10 @@ final class ModelFrames {
     /** Largest frame either end accepts (the receiver refuses longer lengths before reading). */
     static final int MAX_FRAME = 16 << 20;
 
-    /** Reply to a data or probe frame: wire bytes, service ns (from max(write start, previous frame's arrival) to last byte read), decode ns, records. */
+    /**
+     * Reply to a data or probe frame: wire bytes, service ns (from max(write start, previous frame's
+     * arrival) to last byte read), decode ns, records, sojourn ns (from write start to last byte read).
+     */
     static final long ACK = 1;
     /**
      * Reply to END: events, Σ event latency ns (event time to decoded), Σ transfer ns per event,

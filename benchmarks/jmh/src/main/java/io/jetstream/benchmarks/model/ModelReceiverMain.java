@@ -103,7 +103,7 @@ public final class ModelReceiverMain {
                 }
                 decodeSum += decoded - arrived;
             }
-            replies.add(ModelFrames.ACK, 4L + frameLength, service, decoded - arrived, count);
+            replies.add(ModelFrames.ACK, 4L + frameLength, service, decoded - arrived, count, transfer);
             replies.flushIfDue(decoded);
         }
     }

@@ -224,6 +224,7 @@ public final class ModelValidation {
         }
         report.append("\nThe same sizes' service times over the whole calibration (trimmed mean, samples):")
                 .append(sender.calibrationTrimmedMeans());
+        report.append("\nThe calibration's most frequent frames, sojourn against service:").append(sender.calibrationQueueing());
         report.append("\n\n");
         report.append("| batch | batching µs (model / measured) | encoding µs | decoding µs | transfer+queue µs "
                 + "| transfer+queue, trimmed µs (diagnostic) | total µs | verdict |\n");
@@ -324,6 +325,17 @@ public final class ModelValidation {
         private final long[][] calibrationNanos = new long[StreamMonitor.BUCKETS][];
         private final int[] calibrationCounts = new int[StreamMonitor.BUCKETS];
         private final double[] calibrationBytes = new double[StreamMonitor.BUCKETS];
+        /**
+         * Per size bucket over the calibration: frames, and of those the ones that arrived behind an
+         * undelivered frame (their service starts at its arrival, not at their write); Σ sojourn ns,
+         * Σ service ns of the queued frames and of the others. Whether a receiver's late wake-up lands
+         * on one frame of a read or on all.
+         */
+        private final long[] calibrationFrames = new long[StreamMonitor.BUCKETS];
+        private final long[] calibrationQueued = new long[StreamMonitor.BUCKETS];
+        private final double[] calibrationSojourn = new double[StreamMonitor.BUCKETS];
+        private final double[] calibrationQueuedService = new double[StreamMonitor.BUCKETS];
+        private final double[] calibrationIdleService = new double[StreamMonitor.BUCKETS];
         /** TCP payload per segment of the scenario being run (to count the wire bytes of a frame). */
         private double segmentBytes = ETHERNET_SEGMENT;
         private volatile IOException readFailure;
@@ -359,6 +371,11 @@ public final class ModelValidation {
             decodeSamples = 0;
             java.util.Arrays.fill(calibrationCounts, 0);
             java.util.Arrays.fill(calibrationBytes, 0);
+            java.util.Arrays.fill(calibrationFrames, 0);
+            java.util.Arrays.fill(calibrationQueued, 0);
+            java.util.Arrays.fill(calibrationSojourn, 0);
+            java.util.Arrays.fill(calibrationQueuedService, 0);
+            java.util.Arrays.fill(calibrationIdleService, 0);
         }
 
         /**
@@ -376,6 +393,31 @@ public final class ModelValidation {
                 }
             }
             return out.toString();
+        }
+
+        /**
+         * For the size bucket with the most calibration frames: its mean sojourn and service, and how
+         * the service splits between frames that arrived behind an undelivered one and the others.
+         */
+        String calibrationQueueing() {
+            int most = 0;
+            for (int b = 1; b < StreamMonitor.BUCKETS; b++) {
+                most = calibrationFrames[b] > calibrationFrames[most] ? b : most;
+            }
+            long n = calibrationFrames[most];
+            if (n == 0) {
+                return " none";
+            }
+            long queued = calibrationQueued[most];
+            double queuedService = queued == 0 ? 0 : calibrationQueuedService[most] / queued / 1e3;
+            double idleService = n == queued ? 0 : calibrationIdleService[most] / (n - queued) / 1e3;
+            return String.format(Locale.ROOT,
+                    " bucket of %.0f B, %,d frames: mean sojourn %.1f µs, mean service %.1f µs; %.0f %% arrived behind an"
+                            + " undelivered frame (mean service %.1f µs), the others found the link free (mean service %.1f µs)",
+                    calibrationCounts[most] == 0 ? 0 : calibrationBytes[most] / calibrationCounts[most], n,
+                    calibrationSojourn[most] / n / 1e3,
+                    (calibrationQueuedService[most] + calibrationIdleService[most]) / n / 1e3,
+                    100.0 * queued / n, queuedService, idleService);
         }
 
         /** {header, per byte} of decoding fitted as the monitor fits encoding (through the origin for one size). */
@@ -537,6 +579,14 @@ public final class ModelValidation {
                 if (calibrationCounts[b] < CALIBRATION_SAMPLES) {
                     calibrationNanos[b][calibrationCounts[b]++] = r[2];
                     calibrationBytes[b] += bytes;
+                }
+                calibrationFrames[b]++;
+                calibrationSojourn[b] += r[5];
+                if (r[5] > r[2]) {
+                    calibrationQueued[b]++;
+                    calibrationQueuedService[b] += r[2];
+                } else {
+                    calibrationIdleService[b] += r[2];
                 }
             }
             if (r[4] > 0) {
