@@ -90,7 +90,7 @@ public record ThroughputCurve(double latencySeconds, double stableBytesPerSecond
      * every mean by {@code weights[i]}: how many measurements the sample's time stands for. A size
      * measured once then moves the fit as one measurement does, not as much as a size measured
      * fifteen times (measured on tbf: the only 2,584-byte frame of a calibration took 155 µs where
-     * its neighbours took 20, and, unweighted, set the fitted latency to 60 µs).
+     * the other small frames took 10–14 µs, and, unweighted, set the fitted latency to 60 µs).
      *
      * @param weights positive weights, or null for all 1
      * @throws IllegalArgumentException with fewer than two samples or two distinct sizes, or a weight
