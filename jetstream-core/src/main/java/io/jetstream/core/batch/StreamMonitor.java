@@ -176,26 +176,21 @@ public final class StreamMonitor {
                 if (weights != null) {
                     weights[n] = Math.min(bucketCount[b], SERVICE_SAMPLES);
                 }
-                seconds[n] = trimmedMean(b);
-                bytes[n++] = trimmedMeanBytes;
+                trimmedMean(b, bytes, seconds, n++);
             }
         }
         return n;
     }
 
-    /** The sizes' mean over the transfers {@link #trimmedMean} kept: its second result. */
-    private double trimmedMeanBytes;
-
     /**
-     * Mean time of bucket {@code b}'s recent transfers without the slowest and fastest
-     * {@link #TRIMMED_SHARE} of them; the mean size of the same transfers into {@link #trimmedMeanBytes}.
-     * Sizes and times over one set of transfers: a bucket spans a factor of two, and where it holds
+     * Into {@code bytes[at]} and {@code seconds[at]}: the mean size and time of bucket {@code b}'s
+     * recent transfers without the slowest and fastest {@link #TRIMMED_SHARE} of them. Sizes and times over one set of transfers: a bucket spans a factor of two, and where it holds
      * a token bucket's depth its sizes differ in kind (measured on tbf with a 4 KiB bucket: 4,294-byte
      * probes in 22 µs and 6,496-byte frames in 227 µs in one bucket; a running mean of all its sizes
      * beside the times of the last few, mostly probes, read 5,464 B in 22 µs and deepened the fitted
      * bucket to 5.3 KB).
      */
-    private double trimmedMean(int b) {
+    private void trimmedMean(int b, double[] bytes, double[] seconds, int at) {
         int n = (int) Math.min(bucketCount[b], SERVICE_SAMPLES);
         for (int i = 0; i < n; i++) { // insertion sort by time, sizes alongside: at most SERVICE_SAMPLES
             double v = recentSeconds[b * SERVICE_SAMPLES + i];
@@ -210,14 +205,14 @@ public final class StreamMonitor {
             sortedBytes[j] = size;
         }
         int trimmed = (int) (n * TRIMMED_SHARE);
-        double seconds = 0;
-        double bytes = 0;
+        double secondsSum = 0;
+        double bytesSum = 0;
         for (int i = trimmed; i < n - trimmed; i++) {
-            seconds += sortedSeconds[i];
-            bytes += sortedBytes[i];
+            secondsSum += sortedSeconds[i];
+            bytesSum += sortedBytes[i];
         }
-        trimmedMeanBytes = bytes / (n - 2 * trimmed);
-        return seconds / (n - 2 * trimmed);
+        bytes[at] = bytesSum / (n - 2 * trimmed);
+        seconds[at] = secondsSum / (n - 2 * trimmed);
     }
 
     /** The curve fitted over the size buckets seen so far, or null with fewer than two. */
