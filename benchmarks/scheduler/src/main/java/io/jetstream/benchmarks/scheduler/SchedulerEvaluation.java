@@ -101,8 +101,8 @@ public final class SchedulerEvaluation {
                     for (String scheduler : SCHEDULERS) {
                         Outcome o = c.run(scheduler, scheduler.equals(OURS) ? options : Map.of(), trafficDir);
                         if (verbose) {
-                            System.out.printf("  %s %s %dx%d %s: traffic %.3f load %.2f%n", family, kind, shape[0],
-                                    shape[1], scheduler, o.crossFraction(), o.maxOverMean());
+                            System.out.printf("  %s %s %dx%d (%d executors) %s: traffic %.3f load %.2f%n", family, kind,
+                                    shape[0], shape[1], c.executorCount(), scheduler, o.crossFraction(), o.maxOverMean());
                         }
                         double[] s = sums.computeIfAbsent(scheduler, k -> new double[4]);
                         s[0] += o.crossFraction();
@@ -173,10 +173,10 @@ public final class SchedulerEvaluation {
     /** 1,000 executors on 16 nodes x 8 slots: scheduling time of every scheduler. */
     private static void scale(Path trafficDir) throws Exception {
         System.out.println();
-        System.out.println("## Scale: random DAG and WordCount with about 1,000 executors, 16 nodes x 8 slots");
+        System.out.println("## Scale: WordCount, random DAG and linear pipeline with about 1,000 executors, 16 nodes x 8 slots");
         for (String family : List.of("wordcount", "random-dag", "linear")) {
             for (TopologyFamilies.Grouping kind : List.of(TopologyFamilies.Grouping.SHUFFLE,
-                    TopologyFamilies.Grouping.SKEWED)) {
+                    TopologyFamilies.Grouping.LOCAL_OR_SHUFFLE, TopologyFamilies.Grouping.SKEWED)) {
                 Case c = Case.ofExecutors(family, kind, 16, 8, 1000, 99);
                 StringBuilder line = new StringBuilder(String.format("- %s, %s, %d executors:", family,
                         kind.name().toLowerCase(Locale.ROOT), c.executorCount()));
@@ -344,10 +344,24 @@ public final class SchedulerEvaluation {
 
         static Case ofExecutors(String family, TopologyFamilies.Grouping kind, int nodes, int slots, int executors,
                                 long seed) {
-            int components = TopologyFamilies.generate(family, 1, kind, seed).topology().get_bolts().size() + 1;
-            int p = Math.max(1, executors / components);
+            // Components differ in parallelism (fan-out-in's branches have half, WordCount's middle stages
+            // twice the base): scale the base parallelism by the tasks a family has per unit of it.
+            int reference = 1000;
+            double tasksPerUnit = (double) taskCount(TopologyFamilies.generate(family, reference, kind, seed)) / reference;
+            int p = Math.max(1, (int) Math.round(executors / tasksPerUnit));
             TopologyFamilies.Generated g = TopologyFamilies.generate(family, p, kind, seed);
             return new Case(g, kind, nodes, slots);
+        }
+
+        private static int taskCount(TopologyFamilies.Generated g) {
+            int tasks = 0;
+            for (var spout : g.topology().get_spouts().values()) {
+                tasks += spout.get_common().get_parallelism_hint();
+            }
+            for (var bolt : g.topology().get_bolts().values()) {
+                tasks += bolt.get_common().get_parallelism_hint();
+            }
+            return tasks;
         }
 
         int executorCount() {
