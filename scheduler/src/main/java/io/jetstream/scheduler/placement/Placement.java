@@ -22,6 +22,29 @@ public final class Placement {
         this.workerOf = workerOf.clone();
     }
 
+    /**
+     * Tasks dealt in index order over the workers, one node after another: the first worker of every
+     * node, then the second, and so on; the way Storm's even scheduler deals sorted executors over slots.
+     * Tasks of one component, numbered together, spread over all nodes, and a worker holds tasks
+     * {@code workerCount} apart in the numbering.
+     */
+    public static Placement dealt(NodeSlots slots, int tasks) {
+        int[] order = new int[slots.workerCount()];
+        int next = 0;
+        for (int k = 0; next < order.length; k++) {
+            for (int n = 0; n < slots.nodeCount(); n++) {
+                if (k < slots.nodes().get(n).workers()) {
+                    order[next++] = slots.firstWorkerOf(n) + k;
+                }
+            }
+        }
+        int[] workerOf = new int[tasks];
+        for (int t = 0; t < tasks; t++) {
+            workerOf[t] = order[t % order.length];
+        }
+        return new Placement(slots, workerOf);
+    }
+
     public NodeSlots slots() {
         return slots;
     }

@@ -340,7 +340,7 @@ public class JetStreamScheduler implements IScheduler {
             } else {
                 GroupingObjective routing = GroupingObjective.of(routedBy.getTopology(),
                         routedBy.getExecutorToComponent(), graph, nodeSlots, planner.workerWeight(), planner.loadBound());
-                placement = planner.refine(placement, routing, tasks);
+                placement = refineForRouting(placement, Placement.dealt(nodeSlots, tasks.size()), routing, tasks);
                 routing.reset(placement.workerOfTasks());
                 interNode = routing.interNodeFraction();
                 interWorker = routing.interWorkerFraction();
@@ -354,6 +354,21 @@ public class JetStreamScheduler implements IScheduler {
                 routedBy == null ? "" : " (local-or-shuffle as Storm routes it)");
     }
 
+    /**
+     * Refines both the structural plan and a dealt placement for where Storm really routes the tuples,
+     * and keeps the better. The task-pair graph the plan came from spreads each local-or-shuffle source
+     * over its share of the targets, which says nothing about which components should share a worker;
+     * a deal (as Storm's even scheduler makes) pairs whole components worker by worker, and on small
+     * topologies the search from the plan cannot always reach such pairings one move at a time.
+     */
+    private Placement refineForRouting(Placement planned, Placement dealt, GroupingObjective routing, TaskGraph tasks) {
+        Placement fromPlan = planner.refine(planned, routing, tasks);
+        routing.reset(fromPlan.workerOfTasks());
+        double planValue = routing.value();
+        Placement fromDeal = planner.refine(dealt, routing, tasks);
+        routing.reset(fromDeal.workerOfTasks());
+        return routing.value() < planValue ? fromDeal : fromPlan;
+    }
 
     private static void assign(Cluster cluster, String topologyId, ExecutorGraph graph, Planned planned) {
         Map<WorkerSlot, List<ExecutorDetails>> bySlot = new LinkedHashMap<>();

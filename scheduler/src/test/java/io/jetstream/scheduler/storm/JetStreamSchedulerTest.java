@@ -135,6 +135,69 @@ class JetStreamSchedulerTest {
         assertTrue(status.contains("(local-or-shuffle as Storm routes it)"), "measured by Storm's rule: " + status);
     }
 
+    /**
+     * Fan-out-in on 2 nodes x 2 slots, every stream local-or-shuffle: a source (2 tasks) feeds four
+     * branches of one task each, which feed a merge (2 tasks). Where a branch shares a worker with a
+     * merge task, its whole output stays there; a source's streams reach the branch tasks wherever they
+     * are. Dealing the components over the workers (Storm's even scheduler) gives workers {branch, merge}
+     * twice and {branch, source} twice: 6 of the 16 tuples per unit time cross nodes, every node at
+     * the mean load. The plan from the task-pair graph alone kept all four branches and both sources on
+     * one node (8 of 16 crossing, 1.11 x the mean load), and single moves from there never reached the deal.
+     */
+    @Test
+    void localOrShuffleNeverCarriesMoreAcrossNodesThanDealingTheComponents() {
+        TopologyBuilder b = new TopologyBuilder();
+        b.setSpout("source", new TestWordSpout(), 2);
+        var merge = b.setBolt("merge", new TestWordCounter(), 2);
+        for (int i = 1; i <= 4; i++) {
+            b.setBolt("branch" + i, new TestWordCounter(), 1).localOrShuffleGrouping("source");
+            merge.localOrShuffleGrouping("branch" + i);
+        }
+        // Storm numbers tasks in component-name order: branch1-4 = 1-4, merge = 5-6, source = 7-8.
+        Map<ExecutorDetails, String> executors = new HashMap<>();
+        for (int t = 1; t <= 8; t++) {
+            executors.put(new ExecutorDetails(t, t), t <= 4 ? "branch" + t : t <= 6 ? "merge" : "source");
+        }
+        TopologyDetails t = new TopologyDetails("t-fan", conf(), b.createTopology(), 4, executors, 0, "user");
+        Cluster c = scheduleWith(new JetStreamScheduler(), 2, 2, t);
+        Map<ExecutorDetails, WorkerSlot> placed = c.getAssignmentById("t-fan").getExecutorToSlot();
+        WorkerSlot[] worker = new WorkerSlot[9];
+        for (int task = 1; task <= 8; task++) {
+            worker[task] = placed.get(new ExecutorDetails(task, task));
+        }
+        // Storm's routing, worked out independently of the scheduler's own objective.
+        double cross = 0;
+        double[] load = new double[9];
+        for (int source = 7; source <= 8; source++) {
+            load[source] = 1;
+            for (int branch = 1; branch <= 4; branch++) {
+                load[branch] += 1; // the only task of its component: local or not, it gets the stream
+                cross += worker[source].getNodeId().equals(worker[branch].getNodeId()) ? 0 : 1;
+            }
+        }
+        for (int branch = 1; branch <= 4; branch++) {
+            List<Integer> local = new ArrayList<>();
+            for (int m = 5; m <= 6; m++) {
+                if (worker[m].equals(worker[branch])) {
+                    local.add(m);
+                }
+            }
+            List<Integer> targets = local.isEmpty() ? List.of(5, 6) : local;
+            for (int m : targets) {
+                double share = load[branch] / targets.size();
+                load[m] += share;
+                cross += worker[m].getNodeId().equals(worker[branch].getNodeId()) ? 0 : share;
+            }
+        }
+        Map<String, Double> nodeLoad = new HashMap<>();
+        for (int task = 1; task <= 8; task++) {
+            nodeLoad.merge(worker[task].getNodeId(), load[task], Double::sum);
+        }
+        double max = nodeLoad.values().stream().mapToDouble(Double::doubleValue).max().orElseThrow();
+        assertTrue(cross <= 6, cross + " of 16 tuples cross nodes: " + placed);
+        assertTrue(max <= 1.15 * 18 / 2, "node loads " + nodeLoad + ": " + placed);
+    }
+
     @Test
     void topologyThatDoesNotFitIsLeftWithAStatusThatSaysWhy() {
         TopologyDetails first = topology("t-1", 2, conf());
