@@ -87,7 +87,9 @@ public final class JetStreamSchedulerOptions {
 
     public static final ConfigOption<Long> REFINE_TIME_BUDGET_MS = ConfigOption.longOption(
             "scheduler.refine.time-budget-ms", 300, 0, 60_000,
-            "Longest the final k-way pass may run per placement (it stops earlier once changes stop paying).");
+            "Longest one k-way pass may run (it stops earlier once changes stop paying). A placement makes one "
+                    + "pass; a topology with local-or-shuffle streams makes three (over the task-pair graph, then "
+                    + "for Storm's routing from that plan and from a deal of the components over the workers).");
 
     public static final ConfigOption<TrafficStoreKind> TRAFFIC_STORE = ConfigOption.enumOption(
             "scheduler.traffic.store", TrafficStoreKind.class, TrafficStoreKind.DIRECTORY,
