@@ -328,9 +328,7 @@ public final class SchedulerEvaluation {
             this.kind = kind;
             this.nodes = nodes;
             this.slotsPerNode = slotsPerNode;
-            Map<String, Integer> parallelism = new HashMap<>();
-            generated.topology().get_spouts().forEach((k, v) -> parallelism.put(k, v.get_common().get_parallelism_hint()));
-            generated.topology().get_bolts().forEach((k, v) -> parallelism.put(k, v.get_common().get_parallelism_hint()));
+            Map<String, Integer> parallelism = parallelism(generated);
             this.tasksOf = TrueTraffic.tasksByComponent(generated.topology(), parallelism);
             this.taskCount = parallelism.values().stream().mapToInt(Integer::intValue).sum();
             this.id = generated.family() + "-" + kind.name().toLowerCase(Locale.ROOT) + "-" + nodes + "x"
@@ -347,21 +345,19 @@ public final class SchedulerEvaluation {
             // Components differ in parallelism (fan-out-in's branches have half, WordCount's middle stages
             // twice the base): scale the base parallelism by the tasks a family has per unit of it.
             int reference = 1000;
-            double tasksPerUnit = (double) taskCount(TopologyFamilies.generate(family, reference, kind, seed)) / reference;
+            double tasksPerUnit = parallelism(TopologyFamilies.generate(family, reference, kind, seed)).values().stream()
+                    .mapToInt(Integer::intValue).sum() / (double) reference;
             int p = Math.max(1, (int) Math.round(executors / tasksPerUnit));
             TopologyFamilies.Generated g = TopologyFamilies.generate(family, p, kind, seed);
             return new Case(g, kind, nodes, slots);
         }
 
-        private static int taskCount(TopologyFamilies.Generated g) {
-            int tasks = 0;
-            for (var spout : g.topology().get_spouts().values()) {
-                tasks += spout.get_common().get_parallelism_hint();
-            }
-            for (var bolt : g.topology().get_bolts().values()) {
-                tasks += bolt.get_common().get_parallelism_hint();
-            }
-            return tasks;
+        /** Tasks of every component (one per executor, as generated). */
+        private static Map<String, Integer> parallelism(TopologyFamilies.Generated g) {
+            Map<String, Integer> parallelism = new HashMap<>();
+            g.topology().get_spouts().forEach((k, v) -> parallelism.put(k, v.get_common().get_parallelism_hint()));
+            g.topology().get_bolts().forEach((k, v) -> parallelism.put(k, v.get_common().get_parallelism_hint()));
+            return parallelism;
         }
 
         int executorCount() {
