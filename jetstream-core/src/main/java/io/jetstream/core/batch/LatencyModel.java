@@ -12,7 +12,8 @@ package io.jetstream.core.batch;
  *   reordering = Σ_{i=2..routes} Σ_{j=1..L} Poisson(j,1)·j·transfer1 / (b·L)    (L = 10)
  *   Ratio_CPU  = encoding / ((batching + encoding) · cores)
  *   capacity   = min(routes · b / max(T(W), W/β), b / (tHe + tDe·B))   (W = sOt + sOe + B; encoding pipelined with sending)
- *   queueing   = ρ/(1−ρ) · (ca²/b + cs²)/2 · service      (Kingman; ∞ when ρ ≥ 1)
+ *   queueing   = Wq · exp(−ρ · slack / Wq),  Wq = ρ/(1−ρ) · (ca²/b + cs²)/2 · service
+ *                                                         (Kingman; ∞ when ρ ≥ 1; slack = max(0, burst − W)/β)
  * </pre>
  *
  * The queueing term is ours, not the paper's: Algorithm 2 alone would happily pick batches the link
@@ -22,6 +23,15 @@ package io.jetstream.core.batch;
  * ca/√b), Kingman's approximation prices that wait, and batches the link cannot keep up with cost
  * infinity. A paced source (ca = 0) can run a steady link close to its capacity; a bursty one pays
  * for every small batch near it.
+ *
+ * <p>On a shaped link the wait is only the backlog beyond the bucket. A token bucket of depth d
+ * filled at β is a queue served at β whose first d bytes of backlog pass undelayed: a send of W
+ * bytes that finds a backlog V (seconds of work at β) waits max(0, V − slack) beyond its own
+ * transfer, slack = max(0, d − W)/β (a send as deep as the bucket empties it and waits for all of
+ * V). With the backlog taken as Kingman's heavy-traffic form — positive with probability ρ, then
+ * exponential with mean Wq/ρ — the mean of that is Wq·exp(−ρ·slack/Wq). On a plain link (d = 0)
+ * it is Wq. Without it, a paced stream of small sends at 87 % of a 100 Mbit/s tbf link with a
+ * 4 KiB bucket was modelled at 5.1 µs where it measured 2.9: the bucket never ran dry.
  *
  * Readings of the paper's notation, stated once: the paper writes batching as b/2 · 1/rate; the
  * events of a batch wait 0, 1, …, b − 1 inter-arrival times for its last event, (b − 1)/2 on average,
@@ -117,7 +127,14 @@ public final class LatencyModel {
         }
         double service = routes * batchSize / capacity; // seconds the bottleneck stage is busy with one batch, per route
         double arrivals = c.arrivalVariation() * c.arrivalVariation() / batchSize;
-        return utilisation / (1 - utilisation) * (arrivals + serviceVariation * serviceVariation) / 2 * service / routes;
+        double wait = utilisation / (1 - utilisation) * (arrivals + serviceVariation * serviceVariation) / 2 * service;
+        double wire = wireBytes(c, batchSize);
+        boolean linkBound = capacity >= routes * batchSize / c.link().occupancySeconds(wire); // not the encoder
+        double slack = linkBound ? c.link().slackSeconds(wire) : 0;
+        if (slack > 0 && wait > 0) {
+            wait *= Math.exp(-utilisation * slack / wait); // only the backlog beyond the bucket's tokens delays a send
+        }
+        return wait / routes;
     }
 
     public static LatencyEstimate estimate(StreamContext c, int batchSize, int routes) {

@@ -60,6 +60,15 @@ public record ThroughputCurve(double latencySeconds, double stableBytesPerSecond
         return Math.max(transferSeconds(bytes), bytes / stableBytesPerSecond);
     }
 
+    /**
+     * Seconds of backlog a route can hold in front of a send of {@code bytes} without delaying it:
+     * the tokens a full bucket keeps after the send, at the stable rate ({@code max(0, burst − bytes) / β});
+     * 0 on a plain link and for sends as deep as the bucket.
+     */
+    public double slackSeconds(double bytes) {
+        return Math.max(0, burstBytes - bytes) / stableBytesPerSecond;
+    }
+
     /** Throughput reached when sending {@code bytes} at once. */
     public double bytesPerSecond(double bytes) {
         return bytes <= 0 ? 0 : bytes / transferSeconds(bytes);

@@ -70,11 +70,21 @@ class LatencyModelTest {
         StreamContext poisson = new StreamContext(13_000, 812, 0, 0, 0, 0, 66, 0, bucket, 2, 0.1, Double.POSITIVE_INFINITY, 1);
         double rho = 13_000 * 878 / 12.5e6;
         double service = 878 / 12.5e6;
-        assertEquals(rho / (1 - rho) * (0 + 0.01) / 2 * service, LatencyModel.queueing(paced, 1, 1, 0.1), 1e-15);
-        assertEquals(rho / (1 - rho) * (1 + 0.01) / 2 * service, LatencyModel.queueing(poisson, 1, 1, 0.1), 1e-15);
+        double slack = (4_096 - 878) / 12.5e6;                                                   // 257 µs of backlog pass on the bucket's tokens
+        double pacedWait = rho / (1 - rho) * (0 + 0.01) / 2 * service;                           // Kingman: 3.7 µs
+        double poissonWait = rho / (1 - rho) * (1 + 0.01) / 2 * service;                         // 372 µs
+        assertEquals(pacedWait * Math.exp(-rho * slack / pacedWait), LatencyModel.queueing(paced, 1, 1, 0.1), 1e-15);
+        assertEquals(0, LatencyModel.queueing(paced, 1, 1, 0.1), 1e-12);                        // a paced stream never drains the bucket
+        assertEquals(poissonWait * Math.exp(-rho * slack / poissonWait), LatencyModel.queueing(poisson, 1, 1, 0.1), 1e-15);
+        assertEquals(198e-6, LatencyModel.queueing(poisson, 1, 1, 0.1), 1e-6);                 // a bursty one does, about half the time
         double rho4 = 3_250 * (4 * 812 + 66) / 12.5e6;                                           // a batch of 4 varies as 1/√4
-        assertEquals(rho4 / (1 - rho4) * (0.25 + 0.01) / 2 * ((4 * 812 + 66) / 12.5e6),
+        double wait4 = rho4 / (1 - rho4) * (0.25 + 0.01) / 2 * ((4 * 812 + 66) / 12.5e6);
+        assertEquals(wait4 * Math.exp(-rho4 * ((4_096 - 4 * 812 - 66) / 12.5e6) / wait4),
                 LatencyModel.queueing(poisson, 4, 1, 0.1), 1e-15);
+        // A send as deep as the bucket empties it: it waits for all of the backlog (Kingman's whole wait).
+        double rho8 = 1_625 * (8 * 812 + 66) / 12.5e6;
+        assertEquals(rho8 / (1 - rho8) * (0.125 + 0.01) / 2 * ((8 * 812 + 66) / 12.5e6),
+                LatencyModel.queueing(poisson, 8, 1, 0.1), 1e-15);
         // Paced, the oracle sends every event at once (0.913 is under its 0.95 cap); Poisson, the
         // queue at 0.913 costs more than waiting for a second event.
         BatchOracle oracle = new BatchOracle(1_000, 1, 0.1);
