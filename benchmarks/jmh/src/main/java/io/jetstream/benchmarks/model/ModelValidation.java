@@ -45,12 +45,21 @@ import java.util.concurrent.locks.LockSupport;
  * namespace behind a veth pair shaped by {@code tc tbf}, see {@link ShapedLink}; needs root).
  * Usage: {@code java -cp benchmarks.jar io.jetstream.benchmarks.model.ModelValidation
  * [--links loopback,tbf] [--tbf-rate 100mbit] [--tbf-burst 4kb] [--seconds 3] [--rounds 1] [--calibration 4]
- * [--max-delay-ms 100] [--receiver-cpus 1]}; {@code --rounds N} sweeps the batch sizes N times, in
- * interleaved order, {@code --seconds} each, and judges each size by its round of median total
- * latency (a burst of interference on this machine — measured: one-event sends at 60–72 µs in one
- * window against 5–8 µs in the next — then moves one round of one size, not the verdict); with
- * {@code --receiver-cpus} the receiver JVM runs under {@code taskset -c}, and
- * the caller pins the sender ({@code taskset -c 0 java …}) so that the two do not share a core.
+ * [--max-delay-ms 100] [--sender-cpus 0] [--receiver-cpus 0] [--receiver-priority 20]}; {@code --rounds N}
+ * sweeps the batch sizes N times, in interleaved order, {@code --seconds} each, and judges each size
+ * by its round of median total latency (a burst of interference on this machine — measured:
+ * one-event sends at 60–72 µs in one window against 5–8 µs in the next — then moves one round of
+ * one size, not the verdict).
+ *
+ * <p>Placement. {@code --sender-cpus} pins every thread of this JVM ({@code taskset -a -p}),
+ * {@code --receiver-cpus} runs the receiver JVM under {@code taskset -c}, and
+ * {@code --receiver-priority} under {@code chrt -f} (SCHED_FIFO, needs root). Left to the scheduler,
+ * the receiver's reading thread is woken sometimes on the sender's vCPU and sometimes on the other,
+ * and on this machine (a KVM guest) the two cost different amounts: measured with both pinned,
+ * one-event frames on loopback took 2.6 µs on one vCPU and 9.1–9.5 µs across two, each steady over
+ * a run; unpinned, the same frames read anywhere from 2.6 to 30 µs from one window to the next.
+ * On one vCPU the receiver needs the real-time priority to be run as soon as a frame wakes it:
+ * otherwise it waits for the sender's spinning pacing thread to use up its time slice.
  *
  * <p>What is measured, per event: batching = last event of its batch minus its own arrival;
  * encoding and decoding = its batch's encode and decode time divided by the batch's events (the
@@ -89,7 +98,9 @@ public final class ModelValidation {
         int rounds = 1;
         double calibration = 4;
         long maxDelayMs = 100;
+        String senderCpus = null;
         String receiverCpus = null;
+        String receiverPriority = null;
         for (int i = 0; i < args.length; i += 2) {
             String value = args[i + 1];
             switch (args[i]) {
@@ -100,12 +111,17 @@ public final class ModelValidation {
                 case "--rounds" -> rounds = Integer.parseInt(value);
                 case "--calibration" -> calibration = Double.parseDouble(value);
                 case "--max-delay-ms" -> maxDelayMs = Long.parseLong(value);
+                case "--sender-cpus" -> senderCpus = value;
                 case "--receiver-cpus" -> receiverCpus = value;
+                case "--receiver-priority" -> receiverPriority = String.valueOf(Integer.parseInt(value));
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
         if (rounds < 1 || !(seconds > 0) || !(calibration > 0)) {
             throw new IllegalArgumentException("--rounds must be >= 1 and --seconds, --calibration > 0");
+        }
+        if (senderCpus != null) {
+            pinThisProcess(senderCpus);
         }
         BatchSettings settings = settings(maxDelayMs);
         StringBuilder report = new StringBuilder();
@@ -126,7 +142,10 @@ public final class ModelValidation {
                     String bind = shaped == null ? "127.0.0.1" : shaped.peerAddress();
                     List<String> prefix = new ArrayList<>(shaped == null ? List.of() : shaped.peerPrefix());
                     if (receiverCpus != null) {
-                        prefix.addAll(List.of("taskset", "-c", receiverCpus)); // the sender JVM is pinned by its caller
+                        prefix.addAll(List.of("taskset", "-c", receiverCpus));
+                    }
+                    if (receiverPriority != null) {
+                        prefix.addAll(List.of("chrt", "-f", receiverPriority));
                     }
                     try (PeerProcess receiver = PeerProcess.start(prefix, ModelReceiverMain.class, bind, "0");
                             Sender sender = Sender.connect(bind, receiver.readyPort())) {
@@ -147,6 +166,19 @@ public final class ModelValidation {
         }
         System.out.println(report);
         System.out.println(failures == 0 ? "ALL CRITERIA MET" : failures + " CRITERIA MISSED (see the tables)");
+    }
+
+    /**
+     * Pins every thread of this JVM to {@code cpus} (threads started later inherit the mask of the
+     * thread that starts them). Fails, naming the command's output, when {@code taskset} refuses.
+     */
+    private static void pinThisProcess(String cpus) throws IOException, InterruptedException {
+        List<String> command = List.of("taskset", "-a", "-p", "-c", cpus, String.valueOf(ProcessHandle.current().pid()));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+        if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IOException(String.join(" ", command) + " failed: " + output);
+        }
     }
 
     static BatchSettings settings(long maxDelayMs) {
@@ -315,6 +347,7 @@ public final class ModelValidation {
      */
     static final class Sender implements AutoCloseable {
         private final SocketChannel channel;
+        private static final byte[] PADDING = new byte[64 << 10];
         private final ByteBuffer frame = ByteBuffer.allocateDirect(ModelFrames.MAX_FRAME);
         private final LinkedBlockingQueue<long[]> replies = new LinkedBlockingQueue<>();
         private final Thread reader;
@@ -478,7 +511,13 @@ public final class ModelValidation {
                     if (probe > 0) {
                         frame.clear();
                         frame.putInt((int) probe - 4).putLong(0).putInt(0);
-                        frame.position((int) probe);
+                        // Its padding written afresh, as the transport's probe (Frames.probe) and
+                        // every encoded frame are: sent from bytes untouched since an earlier
+                        // large frame, a 64 KiB probe on loopback read 17.5 µs where a freshly
+                        // encoded 52 KB frame took 3.9 µs.
+                        while (frame.position() < probe) {
+                            frame.put(PADDING, 0, (int) Math.min(PADDING.length, probe - frame.position()));
+                        }
                         write((int) probe, System.nanoTime());
                     }
                 }
