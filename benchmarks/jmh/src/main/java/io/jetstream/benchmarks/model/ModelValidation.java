@@ -57,7 +57,7 @@ import java.util.concurrent.locks.LockSupport;
  * the receiver's reading thread is woken sometimes on the sender's vCPU and sometimes on the other,
  * and on this machine (a KVM guest) the two cost different amounts: measured with both pinned,
  * one-event frames on loopback took 2.6 µs on one vCPU and 9.1–9.5 µs across two, each steady over
- * a run; unpinned, the same frames read anywhere from 2.6 to 30 µs from one window to the next.
+ * a run; unpinned, the same frames read anywhere from 2.8 to 31 µs from one window to the next.
  * On one vCPU the receiver needs the real-time priority to be run as soon as a frame wakes it:
  * otherwise it waits for the sender's spinning pacing thread to use up its time slice.
  *
@@ -513,8 +513,8 @@ public final class ModelValidation {
                         frame.putInt((int) probe - 4).putLong(0).putInt(0);
                         // Its padding written afresh, as the transport's probe (Frames.probe) and
                         // every encoded frame are: sent from bytes untouched since an earlier
-                        // large frame, a 64 KiB probe on loopback read 17.5 µs where a freshly
-                        // encoded 52 KB frame took 3.9 µs.
+                        // large frame, a 64 KiB probe on loopback read 15–18 µs where a freshly
+                        // encoded 52 KB frame took 3.7 µs.
                         while (frame.position() < probe) {
                             frame.put(PADDING, 0, (int) Math.min(PADDING.length, probe - frame.position()));
                         }
