@@ -55,9 +55,9 @@ import java.util.concurrent.locks.LockSupport;
  * {@code --receiver-cpus} runs the receiver JVM under {@code taskset -c}, and
  * {@code --receiver-priority} under {@code chrt -f} (SCHED_FIFO, needs root). Left to the scheduler,
  * the receiver's reading thread is woken sometimes on the sender's vCPU and sometimes on the other,
- * and on this machine (a KVM guest) the two cost different amounts: measured with both pinned,
- * one-event frames on loopback took 2.6 µs on one vCPU and 9.1–9.5 µs across two, each steady over
- * a run; unpinned, the same frames read anywhere from 2.8 to 31 µs from one window to the next.
+ * and on this machine (a KVM guest) the two cost different amounts: pinned to one vCPU, one-event
+ * frames on loopback took 2.4–2.7 µs, steady over a run; pinned across two, 3.5–9.5 µs and not
+ * steady; unpinned, anywhere from 2.8 to 31 µs from one window to the next.
  * On one vCPU the receiver needs the real-time priority to be run as soon as a frame wakes it:
  * otherwise it waits for the sender's spinning pacing thread to use up its time slice.
  *
