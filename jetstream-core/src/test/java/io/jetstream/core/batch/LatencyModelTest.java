@@ -93,6 +93,17 @@ class LatencyModelTest {
     }
 
     @Test
+    void aQueueInFrontOfTheEncoderIsNotShortenedByTheLinksBucket() {
+        // Encoding 100 µs a send bounds the stream (10,000 sends/s) below the bucket link's
+        // 14,237: the queue is the encoder's, and the bucket's tokens do not shorten it.
+        ThroughputCurve bucket = new ThroughputCurve(20e-6, 12.5e6, 4_096);
+        StreamContext encodeBound = new StreamContext(9_000, 812, 100e-6, 0, 0, 0, 66, 0, bucket, 2, 0.1, Double.POSITIVE_INFINITY, 1);
+        assertEquals(10_000, LatencyModel.capacity(encodeBound, 1, 1), 1e-9);
+        double rho = 0.9;
+        assertEquals(rho / (1 - rho) * (1 + 0.01) / 2 * 100e-6, LatencyModel.queueing(encodeBound, 1, 1, 0.1), 1e-15);
+    }
+
+    @Test
     void theFitFindsABucketFromRelativeResidualsAndKeepsPlainLinksAffine() {
         ThroughputCurve truth = new ThroughputCurve(20e-6, 12.5e6, 4_096);
         double[] bytes = {878, 1_690, 4_096, 16_384, 65_536};
