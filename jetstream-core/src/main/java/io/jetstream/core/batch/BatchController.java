@@ -264,6 +264,18 @@ public final class BatchController {
     }
 
     /**
+     * Whether the link is idle now as far as the model knows: no frame reported, or the frames
+     * reported so far ({@link #onSent}) should have left it, by their occupancy on the fitted curve.
+     * A transport told that its producer has nothing more for now sends its pending batch at once
+     * when this holds: waiting for the batch to fill would only leave the link idle while its events
+     * wait (work conservation; a batch pays off only when the link is the bottleneck). Before the
+     * link is fitted it holds, as every event then leaves at once anyway. Writer thread.
+     */
+    public boolean linkIdle(long nowNanos) {
+        return !linkBusy || nowNanos - linkQuietAtNanos >= 0;
+    }
+
+    /**
      * Whether the measured rate left [½, 2] × the rate of the last decision: a step in the load must
      * not wait for the decision timer, or batches sized for the old rate pile up (at most one such
      * early decision per 200 µs).

@@ -20,7 +20,16 @@ public final class FlushPolicy {
     public static final long NO_DEADLINE = Long.MAX_VALUE;
 
     /** Why data left. */
-    public enum Reason { SIZE, DEADLINE, EXPLICIT }
+    public enum Reason {
+        /** The size target was reached. */
+        SIZE,
+        /** The oldest pending record waited the maximum delay. */
+        DEADLINE,
+        /** The producer's send ended while the link was idle (adaptive mode's end-of-send hint). */
+        END_OF_SEND,
+        /** The caller flushed. */
+        EXPLICIT
+    }
 
     /** The batch controller's size target. Guarded by this (setters only). */
     private int controllerTargetBytes;

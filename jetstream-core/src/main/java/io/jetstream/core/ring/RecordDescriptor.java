@@ -13,7 +13,20 @@ package io.jetstream.core.ring;
  *        bits 48..63  producer slot
  *  +8  TARGET (int)          target task id
  * +12  GENERATION (int)      producer slot generation at claim time
- * +16  payload; for BATCH a sequence of [int length][bytes] tuples (inner head = length only)
+ * +16  payload
+ * </pre>
+ *
+ * <p>A BATCH record (Fig. 5c) carries many tuples for many tasks: its TARGET names the batch's
+ * stream (the receiver's ring target), its payload starts with an 8-byte batch id (a transport's
+ * batch sequence) followed by tuples, each {@code [int target][int length][bytes]}. The paper's inner
+ * head holds the length only, because its batches go to one task; the target is added so that one
+ * batch serves a worker's many tasks, as Storm's and JStorm's transfer batches do. Inner heads are
+ * big-endian, as JetStream's BATCH frames lay out their records, so a transport moves a batch's
+ * records between a frame and the ring in one copy.
+ *
+ * <pre>
+ * +16  BATCH_ID (long, native order)
+ * +24  tuples: [int target (BE)][int length (BE)][length bytes] ...
  * </pre>
  */
 public final class RecordDescriptor {
@@ -23,8 +36,12 @@ public final class RecordDescriptor {
     public static final int ALIGNMENT = 16;
     public static final int TARGET_OFFSET = 8;
     public static final int GENERATION_OFFSET = 12;
-    /** Inner head of each tuple of a BATCH record. */
-    public static final int BATCH_TUPLE_HEADER_LENGTH = 4;
+    /** Bytes in front of a BATCH record's tuples: the batch id. */
+    public static final int BATCH_ID_LENGTH = 8;
+    /** Inner head of each tuple of a BATCH record: target and length, big-endian. */
+    public static final int BATCH_TUPLE_HEADER_LENGTH = 8;
+    public static final int TUPLE_TARGET_OFFSET = 0;
+    public static final int TUPLE_LENGTH_OFFSET = 4;
 
     /** Zeroed memory: nothing written here yet. */
     public static final int STATUS_EMPTY = 0;
@@ -72,6 +89,29 @@ public final class RecordDescriptor {
     /** Bytes a record of {@code payloadLength} occupies in the ring. */
     public static int recordLength(int payloadLength) {
         return align(HEADER_LENGTH + payloadLength);
+    }
+
+    /**
+     * Checks the tuples of a batch record: every inner head lies within the record and its length
+     * fits what follows. Returns the number of tuples, or -1 when the record is inconsistent (a
+     * consumer then delivers none of it). No allocation.
+     */
+    public static int countTuples(org.agrona.DirectBuffer buffer, int tuplesOffset, int tuplesLength) {
+        int cursor = tuplesOffset;
+        int end = tuplesOffset + tuplesLength;
+        int count = 0;
+        while (cursor < end) {
+            if (end - cursor < BATCH_TUPLE_HEADER_LENGTH) {
+                return -1;
+            }
+            int length = buffer.getInt(cursor + TUPLE_LENGTH_OFFSET, java.nio.ByteOrder.BIG_ENDIAN);
+            if (length < 0 || length > end - cursor - BATCH_TUPLE_HEADER_LENGTH) {
+                return -1;
+            }
+            cursor += BATCH_TUPLE_HEADER_LENGTH + length;
+            count++;
+        }
+        return count;
     }
 
     public static int align(int value) {

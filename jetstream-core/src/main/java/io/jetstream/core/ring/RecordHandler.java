@@ -1,13 +1,37 @@
 package io.jetstream.core.ring;
 
+import static io.jetstream.core.ring.RecordDescriptor.BATCH_TUPLE_HEADER_LENGTH;
+import static io.jetstream.core.ring.RecordDescriptor.TUPLE_LENGTH_OFFSET;
+import static io.jetstream.core.ring.RecordDescriptor.TUPLE_TARGET_OFFSET;
+
+import java.nio.ByteOrder;
 import org.agrona.DirectBuffer;
 
 /**
- * Receives the records a {@link RingConsumer} polls, one call per tuple (a batch record yields one
- * call per tuple it carries). The buffer is the ring itself: read the bytes during the call, they
- * are reused afterwards.
+ * Receives the records a {@link RingConsumer} polls. The buffer is the ring itself: read the bytes
+ * during the call, they are reused afterwards.
+ *
+ * <p>A DATA record is one {@link #onRecord} call. A BATCH record is one {@link #onBatch} call, made
+ * only after the consumer checked that its tuples are consistent
+ * ({@link RecordDescriptor#countTuples}); by default it calls {@link #onRecord} once per tuple. A
+ * handler that needs the batch as a unit (a transport acknowledging batch ids) overrides it.
  */
 @FunctionalInterface
 public interface RecordHandler {
     void onRecord(int target, DirectBuffer buffer, int offset, int length);
+
+    /**
+     * A committed batch record of {@code count} tuples for stream {@code target}, its tuples at
+     * {@code [offset, offset + length)} of {@code buffer} ({@link RecordDescriptor} gives their layout).
+     */
+    default void onBatch(int target, long batchId, DirectBuffer buffer, int offset, int length, int count) {
+        int cursor = offset;
+        int end = offset + length;
+        while (cursor < end) {
+            int tupleLength = buffer.getInt(cursor + TUPLE_LENGTH_OFFSET, ByteOrder.BIG_ENDIAN);
+            onRecord(buffer.getInt(cursor + TUPLE_TARGET_OFFSET, ByteOrder.BIG_ENDIAN), buffer,
+                    cursor + BATCH_TUPLE_HEADER_LENGTH, tupleLength);
+            cursor += BATCH_TUPLE_HEADER_LENGTH + tupleLength;
+        }
+    }
 }

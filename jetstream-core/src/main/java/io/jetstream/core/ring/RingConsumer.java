@@ -1,5 +1,6 @@
 package io.jetstream.core.ring;
 
+import static io.jetstream.core.ring.RecordDescriptor.BATCH_ID_LENGTH;
 import static io.jetstream.core.ring.RecordDescriptor.BATCH_TUPLE_HEADER_LENGTH;
 import static io.jetstream.core.ring.RecordDescriptor.GENERATION_OFFSET;
 import static io.jetstream.core.ring.RecordDescriptor.HEADER_LENGTH;
@@ -58,6 +59,8 @@ public final class RingConsumer implements AutoCloseable {
     /** Clock time of the last look at the tail behind an empty header (consumer thread). */
     private long lastGapCheck = Long.MIN_VALUE / 2;
     private boolean closed;
+    /** Whether the file is gone from the directory ({@link #closeForProducers}); guarded by this. */
+    private boolean removed;
 
     /** Null when {@code ring.wakeup} is off. */
     private final RingWakeup.Listener wakeup;
@@ -80,7 +83,7 @@ public final class RingConsumer implements AutoCloseable {
         Path file = RingDirectory.fileOf(directory, name);
         if (Files.exists(file)) {
             RingDirectory.Header existing = RingDirectory.readHeader(file);
-            if (existing.consumer().isAlive() && existing.state() != RingDescriptor.STATE_CLOSED) {
+            if (existing.consumer().isAlive() && existing.state() == RingDescriptor.STATE_OPEN) {
                 throw new RingFileException(file, "in use by a live consumer (pid " + existing.consumer().pid() + ")");
             }
             LOG.info("Replacing stale ring file {} of consumer pid {}", file, existing.consumer().pid());
@@ -91,7 +94,7 @@ public final class RingConsumer implements AutoCloseable {
         try {
             Files.deleteIfExists(temp);
             Files.createFile(temp, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(RingDirectory.OWNER_ONLY_FILE));
-            mapping = IoUtil.mapExistingFile(extend(temp, RingDescriptor.fileLength(settings.capacity())).toFile(), "ring");
+            mapping = IoUtil.mapExistingFile(reserve(temp, RingDescriptor.fileLength(settings.capacity())).toFile(), "ring");
             UnsafeBuffer header = new UnsafeBuffer(mapping);
             header.putLong(RingDescriptor.MAGIC_OFFSET, RingDescriptor.MAGIC);
             header.putInt(RingDescriptor.VERSION_OFFSET, RingDescriptor.VERSION);
@@ -126,9 +129,25 @@ public final class RingConsumer implements AutoCloseable {
         return new RingConsumer(new MappedRing(file, mapping, settings.capacity(), settings.maxRecordLength()), settings, wakeup);
     }
 
-    private static Path extend(Path file, long length) throws IOException {
-        try (var raf = new java.io.RandomAccessFile(file.toFile(), "rw")) {
-            raf.setLength(length);
+    /**
+     * Writes the whole file, so that every page of it is allocated now: ring files live on tmpfs,
+     * and a page first touched through a mapping when tmpfs is full kills the JVM with SIGBUS. A
+     * full file system is an {@link IOException} here instead, before anything is mapped.
+     */
+    static Path reserve(Path file, long length) throws IOException {
+        java.nio.ByteBuffer zeros = java.nio.ByteBuffer.allocate((int) Math.min(length, 1 << 20));
+        try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+            long position = 0;
+            while (position < length) {
+                zeros.clear().limit((int) Math.min(zeros.capacity(), length - position));
+                while (zeros.hasRemaining()) {
+                    position += channel.write(zeros, position);
+                }
+            }
+        } catch (IOException e) {
+            throw new IOException("cannot reserve " + length + " bytes for the ring in " + file.getParent() + " (" + e.getMessage()
+                    + "): the file system is full or limited. A container's /dev/shm is 64 MiB unless raised (docker run "
+                    + "--shm-size, compose shm_size); each receiver's ring takes ring.capacity-bytes plus 8 KiB", e);
         }
         return file;
     }
@@ -194,8 +213,8 @@ public final class RingConsumer implements AutoCloseable {
                 } else if ((type == TYPE_DATA || type == TYPE_BATCH) && length >= 0 && length <= ring.maxPayload) {
                     recordLength = RecordDescriptor.recordLength(length);
                 } else {
-                    throw new IllegalStateException("ring " + ring.file + " corrupt at position " + position
-                            + String.format(": header 0x%016x", header));
+                    throw new RingCorruptedException(ring.file, "record header 0x" + Long.toHexString(header)
+                            + " at position " + position + " has type " + type + " and length " + length);
                 }
                 int slot = RecordDescriptor.slot(header);
                 long slotBit = 1L << (slot & 63);
@@ -231,8 +250,8 @@ public final class RingConsumer implements AutoCloseable {
                 } else if (status == STATUS_ABORTED) {
                     add(metrics.aborted, (blocked ? 0 : 1));
                 } else if (status != STATUS_READ && status != STATUS_FAILED && status != STATUS_READY) {
-                    throw new IllegalStateException("ring " + ring.file + " corrupt at position " + position
-                            + ": status " + status);
+                    throw new RingCorruptedException(ring.file, "record header 0x" + Long.toHexString(header)
+                            + " at position " + position + " has status " + status);
                 }
                 position += recordLength;
                 if (!blocked) {
@@ -249,8 +268,22 @@ public final class RingConsumer implements AutoCloseable {
      * Polls until {@code running} turns false. When polls find nothing it spins, yields, then either
      * blocks on the wake-up socket ({@code ring.wakeup}, up to {@code ring.idle.max-block-ms}) or parks
      * with doubling periods up to {@code ring.idle.max-park-ns}.
+     *
+     * <p>Anything thrown out of the loop — a corrupt record ({@link RingCorruptedException}), a failed
+     * wake-up socket, a handler's exception — ends it for good: the ring is first marked failed with
+     * the cause ({@link #fail}), so producers stop writing into a ring nobody reads, then the
+     * exception is rethrown to the thread's owner.
      */
     public void run(RecordHandler handler, BooleanSupplier running) {
+        try {
+            runLoop(handler, running);
+        } catch (RuntimeException | Error e) {
+            fail(e.toString());
+            throw e;
+        }
+    }
+
+    private void runLoop(RecordHandler handler, BooleanSupplier running) {
         IdleStrategy idle = settings.newIdleStrategy();
         int idleRounds = 0;
         int blockAfter = settings.idleSpins() + settings.idleYields();
@@ -262,7 +295,7 @@ public final class RingConsumer implements AutoCloseable {
             } else if (wakeup != null && ++idleRounds > blockAfter) {
                 // Announce the park, look once more (a commit may have missed the flag), then block.
                 buffer.putIntVolatile(RingDescriptor.CONSUMER_PARKED_OFFSET, 1);
-                if (poll(handler, 256) == 0) {
+                if (poll(handler, 256) == 0 && running.getAsBoolean()) {
                     wakeup.await(buffer, settings.maxBlockMillis());
                 } else {
                     buffer.putIntOrdered(RingDescriptor.CONSUMER_PARKED_OFFSET, 0);
@@ -271,6 +304,29 @@ public final class RingConsumer implements AutoCloseable {
             } else {
                 idle.idle(0);
             }
+        }
+    }
+
+    /**
+     * Marks the ring failed with {@code reason}: producers that claim next get a
+     * {@link RingClosedException} naming it. Any thread; idempotent (the first reason stays).
+     */
+    public void fail(String reason) {
+        if (buffer.getIntVolatile(RingDescriptor.STATE_OFFSET) == RingDescriptor.STATE_OPEN) {
+            RingFailure.mark(buffer, reason);
+            LOG.error("Ring {} failed and is closed to producers: {}", ring.file, reason);
+        }
+    }
+
+    /** Whether the ring was marked failed ({@link #fail}). Any thread. */
+    public boolean isFailed() {
+        return buffer.getIntVolatile(RingDescriptor.STATE_OFFSET) == RingDescriptor.STATE_FAILED;
+    }
+
+    /** Wakes a consumer thread blocked on the wake-up socket (to see {@code running} turn false). Any thread. */
+    public void wake() {
+        if (wakeup != null) {
+            wakeup.wake();
         }
     }
 
@@ -283,28 +339,18 @@ public final class RingConsumer implements AutoCloseable {
             add(metrics.bytes, length);
             return 1;
         }
-        // A batch is delivered whole even beyond the budget: it cannot be resumed half-way.
-        int count = 0;
-        int cursor = payload;
-        int end = payload + length;
-        while (cursor < end) {
-            if (end - cursor < BATCH_TUPLE_HEADER_LENGTH) {
-                add(metrics.corrupt, 1);
-                break;
-            }
-            int tupleLength = buffer.getInt(cursor);
-            if (tupleLength < 0 || tupleLength > end - cursor - BATCH_TUPLE_HEADER_LENGTH) {
-                add(metrics.corrupt, 1);
-                LOG.error("Ring {}: batch tuple length {} overruns its record; rest of the batch dropped", ring.file, tupleLength);
-                break;
-            }
-            handler.onRecord(target, buffer, cursor + BATCH_TUPLE_HEADER_LENGTH, tupleLength);
-            cursor += BATCH_TUPLE_HEADER_LENGTH + tupleLength;
-            count++;
-            add(metrics.bytes, tupleLength);
+        // A batch is delivered whole even beyond the budget: it cannot be resumed half-way. It is
+        // checked first, so a batch with inconsistent tuples is skipped whole, never half-delivered.
+        int tuples = length < BATCH_ID_LENGTH ? -1 : RecordDescriptor.countTuples(buffer, payload + BATCH_ID_LENGTH, length - BATCH_ID_LENGTH);
+        if (tuples < 0) {
+            add(metrics.corrupt, 1);
+            LOG.error("Ring {}: batch record of {} bytes for target {} has inconsistent tuples; skipped whole", ring.file, length, target);
+            return 0;
         }
-        add(metrics.messages, count);
-        return count;
+        handler.onBatch(target, buffer.getLong(payload), buffer, payload + BATCH_ID_LENGTH, length - BATCH_ID_LENGTH, tuples);
+        add(metrics.messages, tuples);
+        add(metrics.bytes, length - BATCH_ID_LENGTH - (long) tuples * BATCH_TUPLE_HEADER_LENGTH);
+        return tuples;
     }
 
     private static void add(AtomicLong counter, long delta) {
@@ -397,23 +443,45 @@ public final class RingConsumer implements AutoCloseable {
         return metrics;
     }
 
-    /** Marks the ring closed for producers, unmaps it and deletes the file. Idempotent. */
+    /**
+     * Closes the ring to producers (a failed ring stays failed) and removes its file and wake-up
+     * socket from the directory; the mapping stays valid for a consumer thread still delivering.
+     * Any thread; idempotent.
+     */
+    public void closeForProducers() {
+        synchronized (this) {
+            if (removed) {
+                return;
+            }
+            removed = true;
+        }
+        if (buffer.getIntVolatile(RingDescriptor.STATE_OFFSET) == RingDescriptor.STATE_OPEN) {
+            buffer.putIntVolatile(RingDescriptor.STATE_OFFSET, RingDescriptor.STATE_CLOSED);
+        }
+        try {
+            Files.deleteIfExists(ring.file);
+            Files.deleteIfExists(RingWakeup.socketOf(ring.file));
+        } catch (IOException e) {
+            LOG.warn("Could not delete ring file {}: {}", ring.file, e.toString());
+        }
+    }
+
+    /**
+     * {@link #closeForProducers}, then closes the wake-up socket and unmaps the ring. Only the
+     * consumer thread may call it, or another thread once the consumer thread has ended: the
+     * mapping must never go while a thread may still read it. Idempotent.
+     */
     @Override
     public void close() {
         if (closed) {
             return;
         }
         closed = true;
-        buffer.putIntVolatile(RingDescriptor.STATE_OFFSET, RingDescriptor.STATE_CLOSED);
+        closeForProducers();
         if (wakeup != null) {
             wakeup.close();
         }
         ring.unmap();
-        try {
-            Files.deleteIfExists(ring.file);
-        } catch (IOException e) {
-            LOG.warn("Could not delete ring file {}: {}", ring.file, e.toString());
-        }
         LOG.info("Closed ring {}: {}", ring.file, metrics);
     }
 

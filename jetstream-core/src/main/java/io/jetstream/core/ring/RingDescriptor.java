@@ -13,11 +13,13 @@ package io.jetstream.core.ring;
  *  20  MAX_PAYLOAD (int)
  *  24  CONSUMER_PID (long)
  *  32  CONSUMER_START (long)   consumer process start, epoch ms (pid reuse guard)
- *  40  STATE (int)             0 initialising, 1 open, 2 closed
+ *  40  STATE (int)             0 initialising, 1 open, 2 closed, 3 failed (the consumer gave up: see FAILURE)
  * 128  TAIL (long)             next position to claim; producers CAS it        [producer line]
  * 256  HEAD (long)             everything before it is consumed and zeroed      [consumer line]
  * 384  CONSUMER_PARKED (int)   reserved for a wake-up signal                    [consumer line]
  * 1024 PRODUCER_SLOTS          {@link #MAX_PRODUCERS} slots of {@link #SLOT_LENGTH} bytes
+ * 5120 FAILURE_LENGTH (int)    UTF-8 bytes of the failure reason that follow (state failed only)
+ * 5124 FAILURE_REASON          at most {@link #MAX_FAILURE_LENGTH} bytes
  * </pre>
  *
  * Positions (TAIL, HEAD, claim positions) are 64-bit and never wrap; the index in the data region
@@ -29,7 +31,7 @@ public final class RingDescriptor {
     /** "JSRING" followed by 0x00 0x01. */
     public static final long MAGIC = 0x4A5352494E470001L;
     /** Bumped on any incompatible change of this layout or of {@link RecordDescriptor}. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 8;
@@ -47,6 +49,11 @@ public final class RingDescriptor {
     public static final int STATE_INITIALISING = 0;
     public static final int STATE_OPEN = 1;
     public static final int STATE_CLOSED = 2;
+    /**
+     * The consumer stopped reading for good (a corrupt record, a failed wake-up socket): producers
+     * must stop writing and take another path; FAILURE_REASON says why.
+     */
+    public static final int STATE_FAILED = 3;
 
     /** Producers attached at once; the slot index travels in every record header (16 bits). */
     public static final int MAX_PRODUCERS = 64;
@@ -66,6 +73,10 @@ public final class RingDescriptor {
     public static final int SLOT_ACTIVE = 1;
     public static final int SLOT_INITIALISING = 2;
 
+    public static final int FAILURE_LENGTH_OFFSET = 5120;
+    public static final int FAILURE_REASON_OFFSET = 5124;
+    public static final int MAX_FAILURE_LENGTH = 1024;
+
     public static final int HEADER_LENGTH = 8192;
 
     /** Smallest and largest data capacity accepted. */
@@ -73,8 +84,9 @@ public final class RingDescriptor {
     public static final int MAX_CAPACITY = 1 << 30;
 
     static {
-        if (PRODUCER_SLOTS_OFFSET + MAX_PRODUCERS * SLOT_LENGTH > HEADER_LENGTH) {
-            throw new AssertionError("producer slots overflow the header");
+        if (PRODUCER_SLOTS_OFFSET + MAX_PRODUCERS * SLOT_LENGTH > FAILURE_LENGTH_OFFSET
+                || FAILURE_REASON_OFFSET + MAX_FAILURE_LENGTH > HEADER_LENGTH) {
+            throw new AssertionError("producer slots or failure reason overflow the header");
         }
     }
 

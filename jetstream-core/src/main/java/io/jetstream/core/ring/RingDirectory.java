@@ -154,6 +154,8 @@ public final class RingDirectory {
                         reason = "its consumer (pid " + header.consumer().pid() + ") is gone";
                     } else if (header.state() == RingDescriptor.STATE_CLOSED) {
                         reason = "it was closed";
+                    } else if (header.state() == RingDescriptor.STATE_FAILED) {
+                        reason = "its consumer marked it failed";
                     }
                 } catch (RingFileException e) {
                     LOG.warn("Leaving {} alone: {}", file, e.getMessage());

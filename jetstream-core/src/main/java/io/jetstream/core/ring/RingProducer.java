@@ -1,6 +1,9 @@
 package io.jetstream.core.ring;
 
+import static io.jetstream.core.ring.RecordDescriptor.BATCH_ID_LENGTH;
 import static io.jetstream.core.ring.RecordDescriptor.BATCH_TUPLE_HEADER_LENGTH;
+import static io.jetstream.core.ring.RecordDescriptor.TUPLE_LENGTH_OFFSET;
+import static io.jetstream.core.ring.RecordDescriptor.TUPLE_TARGET_OFFSET;
 import static io.jetstream.core.ring.RecordDescriptor.GENERATION_OFFSET;
 import static io.jetstream.core.ring.RecordDescriptor.HEADER_LENGTH;
 import static io.jetstream.core.ring.RecordDescriptor.STATUS_ABORTED;
@@ -11,6 +14,7 @@ import static io.jetstream.core.ring.RecordDescriptor.TYPE_BATCH;
 import static io.jetstream.core.ring.RecordDescriptor.TYPE_DATA;
 import static io.jetstream.core.ring.RecordDescriptor.TYPE_PADDING;
 
+import java.nio.ByteOrder;
 import java.nio.file.Path;
 import org.agrona.DirectBuffer;
 import org.agrona.IoUtil;
@@ -167,8 +171,10 @@ public final class RingProducer implements AutoCloseable {
         if (length < 0 || length > ring.maxPayload) {
             throw new IllegalArgumentException("record length " + length + " outside 0.." + ring.maxPayload);
         }
-        if (buffer.getIntVolatile(RingDescriptor.STATE_OFFSET) != RingDescriptor.STATE_OPEN) {
-            throw new RingClosedException(ring.file + ": closed by its consumer");
+        int state = buffer.getIntVolatile(RingDescriptor.STATE_OFFSET);
+        if (state != RingDescriptor.STATE_OPEN) {
+            throw new RingClosedException(ring.file + (state == RingDescriptor.STATE_FAILED
+                    ? ": its consumer failed: " + RingFailure.reason(buffer) : ": closed by its consumer"));
         }
         int recordLength = RecordDescriptor.recordLength(length);
         long tail;
@@ -252,19 +258,45 @@ public final class RingProducer implements AutoCloseable {
     }
 
     /**
-     * Starts a batch record for {@code target} with room for {@code maxBytes} of tuples (each costs
-     * its length plus a 4-byte inner head), waiting for space as {@link #claim} does.
+     * Starts a batch record for stream {@code target} with id {@code batchId} and room for
+     * {@code maxBytes} of tuples (each costs its length plus an {@value RecordDescriptor#BATCH_TUPLE_HEADER_LENGTH}-byte
+     * inner head), waiting for space as {@link #claim} does. Fill it with {@link #append}, publish it
+     * with {@link #commitBatch}.
      *
      * @return false on back-pressure
      */
-    public boolean beginBatch(int target, int maxBytes) {
-        int index = claimWaiting(TYPE_BATCH, target, maxBytes);
+    public boolean beginBatch(int target, long batchId, int maxBytes) {
+        int index = claimWaiting(TYPE_BATCH, target, BATCH_ID_LENGTH + maxBytes);
         if (index < 0) {
             return false;
         }
-        batchCursor = index;
-        batchEnd = index + maxBytes;
+        buffer.putLong(index, batchId);
+        batchCursor = index + BATCH_ID_LENGTH;
+        batchEnd = index + BATCH_ID_LENGTH + maxBytes;
         return true;
+    }
+
+    /**
+     * Claims, without waiting, a batch record for stream {@code target} with id {@code batchId} whose
+     * tuples, already laid out as {@link RecordDescriptor} says, take exactly {@code tuplesLength}
+     * bytes: copy them to the returned offset in {@link #buffer()} and {@link #commit()} (one copy for
+     * a whole batch).
+     *
+     * @return the offset of the tuples, or {@link #BACK_PRESSURED}
+     * @throws IllegalArgumentException if the batch exceeds {@link #maxRecordLength()}
+     * @throws RingClosedException if the consumer closed or failed the ring
+     */
+    public int tryClaimBatch(int target, long batchId, int tuplesLength) {
+        if (tuplesLength < 0 || tuplesLength > ring.maxPayload - BATCH_ID_LENGTH) {
+            throw new IllegalArgumentException("batch of " + tuplesLength + " tuple bytes; at most "
+                    + (ring.maxPayload - BATCH_ID_LENGTH) + " fit in a record of this ring");
+        }
+        int index = claimRecord(TYPE_BATCH, target, BATCH_ID_LENGTH + tuplesLength);
+        if (index < 0) {
+            return BACK_PRESSURED;
+        }
+        buffer.putLong(index, batchId);
+        return index + BATCH_ID_LENGTH;
     }
 
     private int claimWaiting(int type, int target, int length) {
@@ -291,15 +323,16 @@ public final class RingProducer implements AutoCloseable {
         return index;
     }
 
-    /** Appends one tuple to the open batch; false if it does not fit (commit and start another). */
-    public boolean append(DirectBuffer source, int offset, int length) {
+    /** Appends one tuple for task {@code tupleTarget} to the open batch; false if it does not fit (commit and start another). */
+    public boolean append(int tupleTarget, DirectBuffer source, int offset, int length) {
         if (claimOffset < 0 || claimType != TYPE_BATCH) {
             throw new IllegalStateException("no batch open");
         }
         if (length < 0 || batchEnd - batchCursor < BATCH_TUPLE_HEADER_LENGTH + length) {
             return false;
         }
-        buffer.putInt(batchCursor, length);
+        buffer.putInt(batchCursor + TUPLE_TARGET_OFFSET, tupleTarget, ByteOrder.BIG_ENDIAN);
+        buffer.putInt(batchCursor + TUPLE_LENGTH_OFFSET, length, ByteOrder.BIG_ENDIAN);
         buffer.putBytes(batchCursor + BATCH_TUPLE_HEADER_LENGTH, source, offset, length);
         batchCursor += BATCH_TUPLE_HEADER_LENGTH + length;
         return true;

@@ -60,7 +60,12 @@ final class RingWakeup {
             }
         }
 
-        /** Blocks until a producer signals or {@code timeoutMillis} pass. */
+        /** Makes a blocked {@link #await} return now. Any thread. */
+        void wake() {
+            selector.wakeup();
+        }
+
+        /** Blocks until a producer signals, {@link #wake} is called or {@code timeoutMillis} pass. */
         void await(UnsafeBuffer ring, long timeoutMillis) {
             try {
                 selector.select(timeoutMillis);
@@ -82,8 +87,9 @@ final class RingWakeup {
                         }
                     }
                 }
-            } catch (IOException e) {
-                throw new UncheckedIOException("wake-up socket " + path + " failed", e);
+            } catch (IOException | java.nio.channels.ClosedSelectorException e) {
+                throw new UncheckedIOException("wake-up socket " + path + " failed",
+                        e instanceof IOException io ? io : new IOException(e.toString(), e));
             } finally {
                 ring.putIntVolatile(RingDescriptor.CONSUMER_PARKED_OFFSET, 0);
             }
@@ -96,6 +102,7 @@ final class RingWakeup {
                     key.channel().close();
                 }
                 selector.close();
+                server.close();
                 Files.deleteIfExists(path);
             } catch (IOException e) {
                 LOG.warn("Could not close wake-up socket {}: {}", path, e.toString());

@@ -15,6 +15,10 @@ public final class ReceiverMetrics {
     private final AtomicLong bytesReceived = new AtomicLong();
     private final AtomicLong duplicatesDropped = new AtomicLong();
     private final AtomicLong batchesHeld = new AtomicLong();
+    private final AtomicLong hellosRefused = new AtomicLong();
+    private final AtomicLong connectionsRefused = new AtomicLong();
+    private final AtomicLong ringBatches = new AtomicLong();
+    private final AtomicLong ringFailures = new AtomicLong();
 
     public void onConnection() {
         connectionsAccepted.incrementAndGet();
@@ -44,6 +48,42 @@ public final class ReceiverMetrics {
 
     public void onHeld() {
         batchesHeld.incrementAndGet();
+    }
+
+    /** A HELLO broke an admission rule (an unauthenticated skip or takeover, inconsistent flags, too many streams). */
+    public void onHelloRefused() {
+        hellosRefused.incrementAndGet();
+    }
+
+    /** A connection was closed at accept: {@code transport.max-connections} were open. */
+    public void onConnectionRefused() {
+        connectionsRefused.incrementAndGet();
+    }
+
+    /** A batch arrived through the shared-memory ring (also counted in {@link #batchesReceived()}). */
+    public void onRingBatch() {
+        ringBatches.incrementAndGet();
+    }
+
+    /** The ring's consumer thread failed and the ring was closed to producers. */
+    public void onRingFailure() {
+        ringFailures.incrementAndGet();
+    }
+
+    public long hellosRefused() {
+        return hellosRefused.get();
+    }
+
+    public long connectionsRefused() {
+        return connectionsRefused.get();
+    }
+
+    public long ringBatches() {
+        return ringBatches.get();
+    }
+
+    public long ringFailures() {
+        return ringFailures.get();
     }
 
     public long connectionsAccepted() {
@@ -91,6 +131,10 @@ public final class ReceiverMetrics {
         m.put("bytes-received", bytesReceived.get());
         m.put("duplicates-dropped", duplicatesDropped());
         m.put("batches-held", batchesHeld());
+        m.put("hellos-refused", hellosRefused());
+        m.put("connections-refused", connectionsRefused());
+        m.put("ring-batches", ringBatches());
+        m.put("ring-failures", ringFailures());
         return m;
     }
 

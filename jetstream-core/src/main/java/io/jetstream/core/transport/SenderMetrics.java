@@ -25,6 +25,8 @@ public final class SenderMetrics {
     private final AtomicLong probes = new AtomicLong();
     private final AtomicLong lastBatchRecords = new AtomicLong();
     private final AtomicLong ackLatencyMicros = new AtomicLong();
+    private final AtomicLong ringBatches = new AtomicLong();
+    private final AtomicLong ringFallbacks = new AtomicLong();
 
     /** A batch was sealed. */
     public void onSealed(int records, long bytes) {
@@ -56,6 +58,31 @@ public final class SenderMetrics {
     public void onDropped(int records) {
         batchesDropped.incrementAndGet();
         recordsDropped.addAndGet(records);
+    }
+
+    /** A record was refused and dropped: best-effort with no route connected. */
+    public void onRecordRefused() {
+        recordsDropped.incrementAndGet();
+    }
+
+    /** A batch went into the receiver's shared-memory ring rather than over TCP. */
+    public void onRingBatch() {
+        ringBatches.incrementAndGet();
+    }
+
+    /** A ring route failed or vanished and its stream went back to TCP. */
+    public void onRingFallback() {
+        ringFallbacks.incrementAndGet();
+    }
+
+    /** Batches written into the receiver's shared-memory ring. */
+    public long ringBatches() {
+        return ringBatches.get();
+    }
+
+    /** Times a ring route gave way to TCP. */
+    public long ringFallbacks() {
+        return ringFallbacks.get();
     }
 
     public void onReconnect() {
@@ -147,6 +174,8 @@ public final class SenderMetrics {
         m.put("probes", probes.get());
         m.put("last-batch-records", lastBatchRecords.get());
         m.put("ack-latency-us", ackLatencyMicros());
+        m.put("ring-batches", ringBatches());
+        m.put("ring-fallbacks", ringFallbacks());
         return m;
     }
 

@@ -13,7 +13,23 @@ public final class TransportOptions {
         /** Batches not acknowledged when a connection drops are discarded and counted (Storm's semantics). */
         BEST_EFFORT,
         /** Unacknowledged batches are kept (memory, then journal) and replayed; the receiver drops duplicates. */
-        ACKNOWLEDGED
+        ACKNOWLEDGED,
+        /**
+         * As acknowledged, and every batch is written to the journal before it is sent, with the
+         * stream's epoch: a sender restarted with the same peer and stream id replays what its
+         * receiver has not acknowledged (needs {@code transport.journal.dir}).
+         */
+        DURABLE
+    }
+
+    /** When a durable journal forces what it wrote to disk (Chronicle Queue's sync modes). */
+    public enum JournalSync {
+        /** Never: the batch is in the page cache when it is sent; survives the process, not the host. */
+        NONE,
+        /** msync(MS_ASYNC) after each batch: write-back is started, not awaited. */
+        ASYNC,
+        /** msync(MS_SYNC) after each batch: on disk before it is sent; survives the host. */
+        SYNC
     }
 
     /** How a receiver orders the batches of a stream that arrive over several routes. */
@@ -30,7 +46,8 @@ public final class TransportOptions {
     public static final ConfigOption<String> BIND_ADDRESS = ConfigOption.optionalStringOption(
             "transport.bind-address",
             "Address the receiver binds to. Empty: the address this host's name resolves to (never all "
-                    + "interfaces unless `0.0.0.0` is given explicitly).");
+                    + "interfaces unless `0.0.0.0` is given explicitly). Without `transport.auth.secret-file` any "
+                    + "peer that reaches this address may deliver records: bind to a trusted network.");
 
     public static final ConfigOption<Io> IO = ConfigOption.enumOption(
             "transport.io", Io.class, Io.AUTO,
@@ -61,7 +78,9 @@ public final class TransportOptions {
     public static final ConfigOption<Reliability> RELIABILITY = ConfigOption.enumOption(
             "transport.reliability", Reliability.class, Reliability.BEST_EFFORT,
             "`best-effort`: drop and count what a lost connection had not confirmed; `acknowledged`: "
-                    + "keep and replay it, the receiver dropping duplicates by sequence.");
+                    + "keep and replay it, the receiver dropping duplicates by sequence; `durable`: as acknowledged, "
+                    + "and every batch is journaled before it is sent so that a restarted sender (same peer and stream "
+                    + "id) replays what its receiver has not acknowledged (needs `transport.journal.dir`).");
 
     public static final ConfigOption<Ordering> ORDERING = ConfigOption.enumOption(
             "transport.ordering", Ordering.class, Ordering.STRICT,
@@ -69,12 +88,20 @@ public final class TransportOptions {
 
     public static final ConfigOption<String> JOURNAL_DIR = ConfigOption.optionalStringOption(
             "transport.journal.dir",
-            "Directory of the Chronicle Queue spill journal of `acknowledged` streams (one sub-directory "
-                    + "per stream). Empty: no journal; a full memory budget pushes back instead.");
+            "Directory of the Chronicle Queue journals (one sub-directory per peer and stream): the spill "
+                    + "journal of `acknowledged` streams, the write-ahead journal of `durable` ones. Empty: no journal "
+                    + "(a full memory budget pushes back instead); required by `durable`.");
 
     public static final ConfigOption<Long> JOURNAL_MAX_BYTES = ConfigOption.longOption(
             "transport.journal.max-bytes", 1L << 30, 1L << 20, 1L << 50,
             "Bytes one stream may spill to its journal before pushing back on the caller.");
+
+    public static final ConfigOption<JournalSync> JOURNAL_SYNC = ConfigOption.enumOption(
+            "transport.journal.sync", JournalSync.class, JournalSync.NONE,
+            "When a `durable` stream's journal is forced to disk: `none` (the page cache holds each batch "
+                    + "before it is sent: it survives the process being killed, not the host), `async` (write-back "
+                    + "started after each batch), `sync` (each batch on disk before it is sent). Measured costs: "
+                    + "docs/reliability.md.");
 
     public static final ConfigOption<Boolean> CHECKSUM = ConfigOption.booleanOption(
             "transport.checksum", true,
@@ -83,6 +110,25 @@ public final class TransportOptions {
     public static final ConfigOption<Long> CONNECT_TIMEOUT_MS = ConfigOption.longOption(
             "transport.connect-timeout-ms", 5_000, 1, 600_000,
             "Timeout of one connection attempt including the handshake.");
+
+    public static final ConfigOption<Long> HANDSHAKE_TIMEOUT_MS = ConfigOption.longOption(
+            "transport.handshake-timeout-ms", 2_000, 1, 600_000,
+            "How long a receiver keeps a connection that has not completed its handshake (HELLO "
+                    + "authenticated and admitted); until then a peer may send only frames of at most 4 KiB.");
+
+    public static final ConfigOption<Integer> MAX_CONNECTIONS = ConfigOption.intOption(
+            "transport.max-connections", 1_024, 1, 1_000_000,
+            "Connections a receiver keeps open at once, handshaking or not; further ones are closed at once and counted.");
+
+    public static final ConfigOption<Integer> MAX_STREAMS = ConfigOption.intOption(
+            "transport.max-streams", 65_536, 1, 10_000_000,
+            "Streams (peer and stream id) a receiver tracks; a HELLO for a new one beyond that is refused.");
+
+    public static final ConfigOption<Long> STREAM_IDLE_TIMEOUT_MS = ConfigOption.longOption(
+            "transport.stream-idle-timeout-ms", 300_000, 1, 86_400_000,
+            "How long a receiver keeps the state of a stream whose routes are all gone (its ordering "
+                    + "buffer, for a sender that reconnects); a stream its sender closed is forgotten at once. "
+                    + "The delivered watermark stays in the sequence store either way.");
 
     public static final ConfigOption<Long> RECONNECT_MIN_BACKOFF_MS = ConfigOption.longOption(
             "transport.reconnect.min-backoff-ms", 100, 1, 600_000,
@@ -109,8 +155,10 @@ public final class TransportOptions {
 
     public static final ConfigOption<String> AUTH_SECRET_FILE = ConfigOption.optionalStringOption(
             "transport.auth.secret-file",
-            "File holding a shared secret: peers prove knowledge of it with HMAC-SHA256 over the "
-                    + "receiver's nonce. Empty: no authentication. The file is read at start-up.");
+            "File holding a shared secret (at least 16 bytes): senders and receivers prove to each other "
+                    + "that they know it (HMAC-SHA256 over every handshake field and both sides' nonces). Empty: no "
+                    + "authentication, any peer that reaches the port may deliver. Engine adapters use the engine's "
+                    + "own secret when its authentication is on. Read at start-up.");
 
     public static final ConfigOption<Boolean> TLS_ENABLED = ConfigOption.booleanOption(
             "transport.tls.enabled", false,
@@ -136,7 +184,8 @@ public final class TransportOptions {
             "Read when a JetStream transport instance starts (its senders' batching comes from the "
                     + "`batch.` options). Wire protocol: docs/protocol.md.",
             List.of(BIND_ADDRESS, IO, IO_THREADS, MAX_FRAME_BYTES, WINDOW_BYTES, MEMORY_BYTES, RELIABILITY, ORDERING,
-                    JOURNAL_DIR, JOURNAL_MAX_BYTES, CHECKSUM, RING_ENABLED, CONNECT_TIMEOUT_MS, RECONNECT_MIN_BACKOFF_MS,
+                    JOURNAL_DIR, JOURNAL_MAX_BYTES, JOURNAL_SYNC, CHECKSUM, RING_ENABLED, CONNECT_TIMEOUT_MS,
+                    HANDSHAKE_TIMEOUT_MS, MAX_CONNECTIONS, MAX_STREAMS, STREAM_IDLE_TIMEOUT_MS, RECONNECT_MIN_BACKOFF_MS,
                     RECONNECT_MAX_BACKOFF_MS, SEND_TIMEOUT_MS, CLOSE_TIMEOUT_MS, AUTH_SECRET_FILE, TLS_ENABLED,
                     TLS_KEY_STORE, TLS_KEY_STORE_PASSWORD, TLS_TRUST_STORE, TLS_TRUST_STORE_PASSWORD));
 }

@@ -10,6 +10,7 @@ import io.jetstream.core.qos.QosSettings;
 import io.jetstream.core.ring.RingOptions;
 import io.jetstream.core.ring.RingSettings;
 import io.jetstream.core.transport.TransportOptions.Io;
+import io.jetstream.core.transport.TransportOptions.JournalSync;
 import io.jetstream.core.transport.TransportOptions.Ordering;
 import io.jetstream.core.transport.TransportOptions.Reliability;
 import java.io.IOException;
@@ -34,9 +35,14 @@ public record TransportSettings(
         Ordering ordering,
         Optional<Path> journalDir,
         long journalMaxBytes,
+        JournalSync journalSync,
         boolean checksum,
         Optional<RingSettings> ring,
         long connectTimeoutNanos,
+        long handshakeTimeoutNanos,
+        int maxConnections,
+        int maxStreams,
+        long streamIdleTimeoutNanos,
         long reconnectMinBackoffNanos,
         long reconnectMaxBackoffNanos,
         long sendTimeoutNanos,
@@ -63,6 +69,10 @@ public record TransportSettings(
                     "expected at least " + config.keyOf(TransportOptions.RECONNECT_MIN_BACKOFF_MS) + " (" + minBackoff + ")");
         }
         Optional<Path> journal = optionalPath(config.get(TransportOptions.JOURNAL_DIR));
+        if (config.get(TransportOptions.RELIABILITY) == Reliability.DURABLE && journal.isEmpty()) {
+            throw new InvalidConfigurationException(config.keyOf(TransportOptions.RELIABILITY), "durable",
+                    "a durable stream journals every batch: set " + config.keyOf(TransportOptions.JOURNAL_DIR));
+        }
         Optional<byte[]> secret = optionalPath(config.get(TransportOptions.AUTH_SECRET_FILE)).map(p -> {
             try {
                 byte[] s = Files.readAllBytes(p);
@@ -99,9 +109,14 @@ public record TransportSettings(
                 config.get(TransportOptions.ORDERING),
                 journal,
                 config.get(TransportOptions.JOURNAL_MAX_BYTES),
+                config.get(TransportOptions.JOURNAL_SYNC),
                 config.get(TransportOptions.CHECKSUM),
                 config.get(TransportOptions.RING_ENABLED) ? Optional.of(RingSettings.from(config)) : Optional.empty(),
                 ms(config.get(TransportOptions.CONNECT_TIMEOUT_MS)),
+                ms(config.get(TransportOptions.HANDSHAKE_TIMEOUT_MS)),
+                config.get(TransportOptions.MAX_CONNECTIONS),
+                config.get(TransportOptions.MAX_STREAMS),
+                ms(config.get(TransportOptions.STREAM_IDLE_TIMEOUT_MS)),
                 ms(minBackoff),
                 ms(maxBackoff),
                 ms(config.get(TransportOptions.SEND_TIMEOUT_MS)),

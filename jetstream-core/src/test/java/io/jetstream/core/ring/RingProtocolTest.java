@@ -159,18 +159,18 @@ class RingProtocolTest {
         UnsafeBuffer tuple = new UnsafeBuffer(new byte[64]);
         try (RingConsumer consumer = RingConsumer.create(s, "batch");
                 RingProducer producer = RingProducer.attach(s, "batch")) {
-            assertTrue(producer.beginBatch(9, 1000));
+            assertTrue(producer.beginBatch(9, 1L, 1000));
             int appended = 0;
             for (int i = 0; i < 10; i++) {
                 writePayload(tuple, 0, 9, i, 40);
-                assertTrue(producer.append(tuple, 0, 40));
+                assertTrue(producer.append(9, tuple, 0, 40));
                 appended++;
             }
             producer.commitBatch();
-            assertTrue(producer.beginBatch(9, 50));
+            assertTrue(producer.beginBatch(9, 2L, 50));
             writePayload(tuple, 0, 9, 10, 40);
-            assertTrue(producer.append(tuple, 0, 40));
-            assertFalse(producer.append(tuple, 0, 40), "second tuple does not fit in 50 bytes");
+            assertTrue(producer.append(9, tuple, 0, 40));
+            assertFalse(producer.append(9, tuple, 0, 40), "second tuple does not fit in 50 bytes");
             producer.commitBatch();
             send(producer, 9, 11, 30);
             List<Delivered> got = drain(consumer, appended + 2);

@@ -94,14 +94,14 @@ class RingStressTest {
         for (int i = 0; i < RECORDS_PER_PRODUCER; i++) {
             int kind = random.nextInt(100);
             if (kind < 10) {
-                if (!producer.beginBatch(id, 200 + random.nextInt(1500))) {
+                if (!producer.beginBatch(id, sequence, 200 + random.nextInt(1500))) {
                     throw new AssertionError("back-pressured");
                 }
                 int tuples = random.nextInt(8);
                 for (int t = 0; t < tuples; t++) {
                     int length = 12 + random.nextInt(120);
                     writePayload(tuple, 0, id, sequence, length);
-                    if (!producer.append(tuple, 0, length)) {
+                    if (!producer.append(id, tuple, 0, length)) {
                         break;
                     }
                     sequence++;

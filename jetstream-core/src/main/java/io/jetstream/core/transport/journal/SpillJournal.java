@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * <p>Not thread-safe: the owning sender calls it under its outbox lock, from whichever thread holds
  * that lock (Chronicle's single-thread checks are disabled for that reason).
  */
-public final class SpillJournal implements AutoCloseable {
+public final class SpillJournal implements StreamJournal {
     private static final Logger LOG = LoggerFactory.getLogger(SpillJournal.class);
 
     private final Path directory;
@@ -54,20 +54,34 @@ public final class SpillJournal implements AutoCloseable {
         deleteQueueFiles();
     }
 
+    @Override
+    public boolean writesAhead() {
+        return false;
+    }
+
     /** Whether a frame of {@code length} bytes fits in the journal's budget. */
+    @Override
     public boolean hasRoomFor(int length) {
         return bytes + length <= maxBytes;
     }
 
-    /** Appends a sealed frame (readable bytes, not consumed); the caller keeps ownership of {@code frame}. */
-    public void append(ByteBuf frame) {
-        int n = frame.readableBytes();
-        if (queue == null) {
-            open();
+    /** Appends a spilled frame (readable bytes, not consumed); the caller keeps ownership of {@code frame}. */
+    @Override
+    public void append(ByteBuf frame, long sequence, boolean spilled) {
+        if (!spilled) {
+            return; // memory keeps it: a spill journal holds only the overflow
         }
-        frame.getBytes(frame.readerIndex(), scratch, 0, n);
-        try (DocumentContext dc = appender.writingDocument()) {
-            dc.wire().bytes().write(scratch, 0, n);
+        int n = frame.readableBytes();
+        try {
+            if (queue == null) {
+                open();
+            }
+            frame.getBytes(frame.readerIndex(), scratch, 0, n);
+            try (DocumentContext dc = appender.writingDocument()) {
+                dc.wire().bytes().write(scratch, 0, n);
+            }
+        } catch (RuntimeException e) {
+            throw e instanceof JournalException j ? j : new JournalException(directory, "cannot append batch " + sequence, e);
         }
         frames++;
         bytes += n;
@@ -78,7 +92,8 @@ public final class SpillJournal implements AutoCloseable {
      *
      * @throws JournalCorruptedException if an entry is not a frame this journal could have written
      */
-    public ByteBuf poll(ByteBufAllocator alloc) {
+    @Override
+    public ByteBuf pollSpilled(ByteBufAllocator alloc) {
         if (frames == 0) {
             return null;
         }
@@ -109,12 +124,14 @@ public final class SpillJournal implements AutoCloseable {
         return out;
     }
 
-    public boolean isEmpty() {
-        return frames == 0;
+    @Override
+    public long spilledFrames() {
+        return frames;
     }
 
-    public long frames() {
-        return frames;
+    @Override
+    public void acknowledged(long sequence) {
+        // frames are forgotten as they are read back
     }
 
     public long bytes() {
@@ -140,7 +157,7 @@ public final class SpillJournal implements AutoCloseable {
         try {
             Files.createDirectories(directory);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot create journal directory " + directory, e);
+            throw new JournalException(directory, "cannot create the journal directory", e);
         }
         long block = Math.max(64L << 20, Long.highestOneBit(4L * scratch.length) << 1);
         queue = SingleChronicleQueueBuilder.binary(directory).blockSize(block).build();

@@ -7,6 +7,10 @@ import io.jetstream.core.transport.DeliveryHandler;
 import io.jetstream.core.transport.SequenceStore;
 import io.jetstream.core.transport.TransportOptions.Io;
 import io.jetstream.core.transport.TransportSettings;
+import io.jetstream.core.transport.handshake.Handshake;
+import io.jetstream.core.transport.handshake.HostIdentity;
+import io.jetstream.core.transport.handshake.SharedSecret;
+import io.jetstream.core.transport.outbound.DeadlineFlusher;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
@@ -52,7 +56,8 @@ public final class NettyTransport implements AutoCloseable {
     final Class<? extends ServerChannel> serverChannelClass;
     final ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
     final TlsContexts tls;
-    final SharedSecret secret;
+    /** The handshake of every connection: mutual authentication when a shared secret is configured. */
+    final Handshake handshake;
     final DeadlineFlusher flusher;
     /** Nephele's output-buffer adaptation of this transport's sending streams; null without a latency bound. */
     final QosService qos;
@@ -99,8 +104,8 @@ public final class NettyTransport implements AutoCloseable {
         this.channelClass = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
         this.serverChannelClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         this.tls = new TlsContexts(settings.tls());
-        this.secret = settings.secret().map(SharedSecret::new).orElse(null);
-        this.flusher = new DeadlineFlusher(nanoClock);
+        this.handshake = new Handshake(settings.secret().map(SharedSecret::new).orElse(null));
+        this.flusher = new DeadlineFlusher(nanoClock, peerId.replaceAll("[^A-Za-z0-9._-]", "_"));
         if (settings.qos().enabled()) {
             this.qos = new QosService(settings.qos(), QosListener.NONE, nanoClock);
             qos.start(peerId.replaceAll("[^A-Za-z0-9._-]", "_"));
@@ -110,7 +115,8 @@ public final class NettyTransport implements AutoCloseable {
         LOG.info("JetStream transport {} started: {} I/O threads ({}), TLS {}, authentication {}, {} batches, {}, "
                         + "latency constraint {}",
                 peerId, settings.ioThreads(), epoll ? "epoll" : "nio", settings.tls().isPresent() ? "on" : "off",
-                secret != null ? "shared secret" : "off", settings.batch().mode(), settings.reliability(),
+                handshake.authenticates() ? "mutual, shared secret" : "off (any peer that reaches a receiver may deliver)",
+                settings.batch().mode(), settings.reliability(),
                 qos != null ? settings.qos().latencyBoundMillis() + " ms" : "off");
     }
 
@@ -133,6 +139,10 @@ public final class NettyTransport implements AutoCloseable {
         checkOpen();
         if (routeAddresses.isEmpty()) {
             throw new IllegalArgumentException("no receiver address for stream " + streamId);
+        }
+        if (settings.tls().isPresent() && tls.client.isEmpty()) {
+            throw new IllegalStateException("TLS is enabled but transport.tls.trust-store is not set: a sender needs it to verify "
+                    + "receivers, and never falls back to plaintext");
         }
         StreamSender s = new StreamSender(this, streamId, routeAddresses, controls);
         senders.add(s);

@@ -19,14 +19,22 @@ public final class Frames {
 
     public record Challenge(byte[] nonce, byte[] hostToken) {}
 
+    /**
+     * A HELLO as read: its fields, and the bytes its MAC covers ({@code signed}: from the type byte to
+     * the MAC length byte, excluded; at most {@link ProtocolDescriptor#PRE_AUTH_MAX_FRAME_LENGTH}).
+     */
     public record Hello(int flags, long epoch, long firstSequence, int route, int routes, String peerId, String streamId,
-            byte[] hostToken, byte[] mac) {
+            byte[] hostToken, byte[] senderNonce, byte[] mac, byte[] signed) {
         public boolean acknowledged() {
             return (flags & FLAG_ACKNOWLEDGED) != 0;
         }
 
         public boolean checksum() {
             return (flags & FLAG_CHECKSUM) != 0;
+        }
+
+        public boolean durable() {
+            return (flags & FLAG_DURABLE) != 0;
         }
     }
 
@@ -45,20 +53,27 @@ public final class Frames {
         return new Challenge(nonce, host);
     }
 
-    public static ByteBuf hello(ByteBufAllocator alloc, Hello h) {
-        byte[] peer = utf8(h.peerId(), "peer id");
-        byte[] stream = utf8(h.streamId(), "stream id");
+    /**
+     * Encodes a HELLO; {@code mac} computes its MAC from the signed bytes (the frame so far, from the
+     * type byte), or returns an empty array without a secret.
+     */
+    public static ByteBuf hello(ByteBufAllocator alloc, int flags, long epoch, long firstSequence, int route, int routes,
+            String peerId, String streamId, byte[] hostToken, byte[] senderNonce, java.util.function.Function<ByteBuf, byte[]> mac) {
+        byte[] peer = utf8(peerId, "peer id");
+        byte[] stream = utf8(streamId, "stream id");
         ByteBuf b = start(alloc, HELLO, 4 + 2 + 1 + 8 + 8 + 4 + 4 + 2 + peer.length + 2 + stream.length
-                + HOST_TOKEN_LENGTH + 1 + h.mac().length);
-        b.writeInt(MAGIC).writeShort(VERSION).writeByte(h.flags()).writeLong(h.epoch()).writeLong(h.firstSequence())
-                .writeInt(h.route())
-                .writeInt(h.routes());
+                + HOST_TOKEN_LENGTH + NONCE_LENGTH + 1 + MAC_LENGTH);
+        b.writeInt(MAGIC).writeShort(VERSION).writeByte(flags).writeLong(epoch).writeLong(firstSequence).writeInt(route)
+                .writeInt(routes);
         b.writeShort(peer.length).writeBytes(peer).writeShort(stream.length).writeBytes(stream);
-        b.writeBytes(h.hostToken(), 0, HOST_TOKEN_LENGTH).writeByte(h.mac().length).writeBytes(h.mac());
+        b.writeBytes(hostToken, 0, HOST_TOKEN_LENGTH).writeBytes(senderNonce, 0, NONCE_LENGTH);
+        byte[] m = mac.apply(b.slice(LENGTH_FIELD, b.writerIndex() - LENGTH_FIELD));
+        b.writeByte(m.length).writeBytes(m);
         return finish(b);
     }
 
     public static Hello readHello(ByteBuf f) {
+        int from = f.readerIndex();
         expectType(f, HELLO);
         checkMagicAndVersion(f);
         need(f, 1 + 8 + 8 + 4 + 4, "HELLO flags, epoch, first sequence and routes");
@@ -76,33 +91,71 @@ public final class Frames {
         String peer = readId(f, "peer id");
         String stream = readId(f, "stream id");
         byte[] host = readFixed(f, HOST_TOKEN_LENGTH, "host token");
-        need(f, 1, "MAC length");
-        int macLength = f.readUnsignedByte();
-        if (macLength != 0 && macLength != MAC_LENGTH) {
-            throw new ProtocolException("HELLO MAC length " + macLength + " is neither 0 nor " + MAC_LENGTH);
-        }
-        byte[] mac = readFixed(f, macLength, "MAC");
+        byte[] senderNonce = readFixed(f, NONCE_LENGTH, "sender nonce");
+        byte[] signed = new byte[f.readerIndex() - from];
+        f.getBytes(from, signed);
+        byte[] mac = readMac(f, "HELLO");
         expectEnd(f, "HELLO");
-        return new Hello(flags, epoch, first, route, routes, peer, stream, host, mac);
+        return new Hello(flags, epoch, first, route, routes, peer, stream, host, senderNonce, mac, signed);
     }
 
-    /** WELCOME: the watermark and, for a sender on this host, the ring to write batches to (else -1 and ""). */
-    public record Welcome(long lastDelivered, int ringTarget, String ringName) {}
+    /**
+     * WELCOME: the watermark and, for a sender on this host, the ring to write batches to (else -1
+     * and ""); {@code signed} are the bytes its MAC covers, {@code mac} empty without a secret.
+     */
+    public record Welcome(long lastDelivered, int ringTarget, String ringName, byte[] mac, byte[] signed) {}
 
-    public static ByteBuf welcome(ByteBufAllocator alloc, Welcome w) {
-        byte[] ring = utf8(w.ringName(), "ring name");
-        return finish(start(alloc, WELCOME, 8 + 4 + 2 + ring.length).writeLong(w.lastDelivered()).writeInt(w.ringTarget())
-                .writeShort(ring.length).writeBytes(ring));
+    /** Encodes a WELCOME; {@code mac} computes its MAC from the signed bytes (from the type byte). */
+    public static ByteBuf welcome(ByteBufAllocator alloc, long lastDelivered, int ringTarget, String ringName,
+            java.util.function.Function<ByteBuf, byte[]> mac) {
+        byte[] ring = utf8(ringName, "ring name");
+        ByteBuf b = start(alloc, WELCOME, 8 + 4 + 2 + ring.length + 1 + MAC_LENGTH).writeLong(lastDelivered).writeInt(ringTarget)
+                .writeShort(ring.length).writeBytes(ring);
+        byte[] m = mac.apply(b.slice(LENGTH_FIELD, b.writerIndex() - LENGTH_FIELD));
+        b.writeByte(m.length).writeBytes(m);
+        return finish(b);
     }
 
     public static Welcome readWelcome(ByteBuf f) {
+        int from = f.readerIndex();
         expectType(f, WELCOME);
         need(f, 8 + 4, "WELCOME watermark and ring target");
         long lastDelivered = f.readLong();
         int ringTarget = f.readInt();
         String ring = readId(f, "ring name");
+        byte[] signed = new byte[f.readerIndex() - from];
+        f.getBytes(from, signed);
+        byte[] mac = readMac(f, "WELCOME");
         expectEnd(f, "WELCOME");
-        return new Welcome(lastDelivered, ringTarget, ring);
+        return new Welcome(lastDelivered, ringTarget, ring, mac, signed);
+    }
+
+    /** RING_FAILED: the receiver's ring stopped; what it delivered so far, and why. */
+    public record RingFailed(long lastDelivered, String reason) {}
+
+    public static ByteBuf ringFailed(ByteBufAllocator alloc, long lastDelivered, String reason) {
+        byte[] r = reason.getBytes(StandardCharsets.UTF_8);
+        int n = Math.min(r.length, MAX_REASON_LENGTH);
+        return finish(start(alloc, RING_FAILED, 8 + 2 + n).writeLong(lastDelivered).writeShort(n).writeBytes(r, 0, n));
+    }
+
+    public static RingFailed readRingFailed(ByteBuf f) {
+        expectType(f, RING_FAILED);
+        need(f, 8 + 2, "RING_FAILED watermark and reason length");
+        long lastDelivered = f.readLong();
+        int n = f.readUnsignedShort();
+        if (n > MAX_REASON_LENGTH) {
+            throw new ProtocolException("RING_FAILED reason of " + n + " B > " + MAX_REASON_LENGTH);
+        }
+        need(f, n, "RING_FAILED reason");
+        String reason = f.readCharSequence(n, StandardCharsets.UTF_8).toString();
+        expectEnd(f, "RING_FAILED");
+        return new RingFailed(lastDelivered, reason);
+    }
+
+    /** CLOSE: the sender ends the stream. */
+    public static ByteBuf close(ByteBufAllocator alloc) {
+        return finish(start(alloc, CLOSE, 0));
     }
 
     public static ByteBuf ack(ByteBufAllocator alloc, long sequence) {
@@ -126,11 +179,13 @@ public final class Frames {
         return finish(b);
     }
 
-    public static ByteBuf control(ByteBufAllocator alloc, int tag, byte[] payload) {
+    /** A CONTROL frame; {@code sequence} orders a receiver's control frames across its connections. */
+    public static ByteBuf control(ByteBufAllocator alloc, long sequence, int tag, byte[] payload) {
         if (payload.length > MAX_CONTROL_LENGTH) {
             throw new IllegalArgumentException("control payload of " + payload.length + " B > " + MAX_CONTROL_LENGTH);
         }
-        return finish(start(alloc, CONTROL, 8 + payload.length).writeInt(tag).writeInt(payload.length).writeBytes(payload));
+        return finish(start(alloc, CONTROL, 16 + payload.length).writeLong(sequence).writeInt(tag).writeInt(payload.length)
+                .writeBytes(payload));
     }
 
     public static ByteBuf error(ByteBufAllocator alloc, String reason) {
@@ -161,17 +216,30 @@ public final class Frames {
         return v;
     }
 
-    /** Reads a CONTROL header; the payload stays in {@code f} (readable bytes = payload). Returns the tag. */
-    public static int readControlHeader(ByteBuf f) {
+    /** A CONTROL frame's header; the payload stays in the frame (its readable bytes). */
+    public record ControlHeader(long sequence, int tag) {}
+
+    /** Reads a CONTROL header; the payload stays in {@code f} (readable bytes = payload). */
+    public static ControlHeader readControlHeader(ByteBuf f) {
         expectType(f, CONTROL);
-        need(f, 8, "CONTROL tag and length");
+        need(f, 16, "CONTROL sequence, tag and length");
+        long sequence = f.readLong();
         int tag = f.readInt();
         int n = f.readInt();
         if (n < 0 || n > MAX_CONTROL_LENGTH || n != f.readableBytes()) {
             throw new ProtocolException("CONTROL length " + n + " does not match the " + f.readableBytes()
                     + " bytes that follow (max " + MAX_CONTROL_LENGTH + ")");
         }
-        return tag;
+        return new ControlHeader(sequence, tag);
+    }
+
+    private static byte[] readMac(ByteBuf f, String frame) {
+        need(f, 1, frame + " MAC length");
+        int macLength = f.readUnsignedByte();
+        if (macLength != 0 && macLength != MAC_LENGTH) {
+            throw new ProtocolException(frame + " MAC length " + macLength + " is neither 0 nor " + MAC_LENGTH);
+        }
+        return readFixed(f, macLength, "MAC");
     }
 
     static void expectType(ByteBuf f, byte type) {

@@ -3,33 +3,44 @@ package io.jetstream.core.transport.protocol;
 /**
  * Layout of JetStream transport frames, version {@value #VERSION} (docs/protocol.md). Every frame is
  * {@code [int length][byte type][body]}, big-endian, where {@code length} counts the type byte and the
- * body and never exceeds the receiver's configured maximum frame size.
+ * body and never exceeds the receiver's configured maximum frame size ({@link #PRE_AUTH_MAX_FRAME_LENGTH}
+ * before the handshake completes).
  *
  * <pre>
- * CHALLENGE  server→client  int magic, short version, byte[16] nonce, byte[16] host token
- * HELLO      client→server  int magic, short version, byte flags, long epoch, long first sequence,
- *                           int route, int routes, short n + n bytes peer id, short n + n bytes stream id, byte[16] host token,
- *                           byte n + n bytes MAC (0 or 32)
- * WELCOME    server→client  long last delivered sequence of this stream and epoch, int ring target,
- *                           short n + n bytes ring name (empty unless the sender shares the host)
- * BATCH      client→server  long sequence, int record count, int CRC32C of the records (0 when off),
- *                           records: int target, int length, length bytes; at most one of them may be a
- *                           QoS tag (target {@link #TAG_TARGET}, 8 bytes: the wall-clock time in ns since
- *                           the epoch at which the record after it was emitted), neither counted nor delivered
- * ACK        server→client  long highest sequence delivered in order (cumulative)
- * CONTROL    server→client  int tag, int length, length bytes (back-pressure status, load, ...)
- * PROBE      client→server  long probe id, padding
- * PROBE_ACK  server→client  long probe id
- * ERROR      either         short n + n bytes UTF-8 reason; the sender closes after it
- * LATENCY    server→client  long ns from a tagged record's emission to its delivery (Nephele's channel latency)
+ * CHALLENGE    server→client  int magic, short version, byte[16] receiver nonce, byte[16] host token
+ * HELLO        client→server  int magic, short version, byte flags, long epoch, long first sequence,
+ *                             int route, int routes, short n + n bytes peer id, short n + n bytes stream id,
+ *                             byte[16] host token, byte[16] sender nonce, byte n + n bytes MAC (0 or 32)
+ * WELCOME      server→client  long last delivered sequence of this stream and epoch, int ring target,
+ *                             short n + n bytes ring name (empty unless the sender shares the host),
+ *                             byte n + n bytes MAC (0 or 32)
+ * BATCH        client→server  long sequence, int record count, int CRC32C of the records (0 when off),
+ *                             records: int target, int length, length bytes; at most one of them may be a
+ *                             QoS tag (target {@link #TAG_TARGET}, 8 bytes: the wall-clock time in ns since
+ *                             the epoch at which the record after it was emitted), neither counted nor delivered
+ * ACK          server→client  long highest sequence delivered in order (cumulative)
+ * CONTROL      server→client  long control sequence, int tag, int length, length bytes (back-pressure
+ *                             status, load, ...); a sender applies a tag's sequences in increasing order only
+ * PROBE        client→server  long probe id, padding
+ * PROBE_ACK    server→client  long probe id
+ * ERROR        either         short n + n bytes UTF-8 reason; the sender closes after it
+ * LATENCY      server→client  long ns from a tagged record's emission to its delivery (Nephele's channel latency)
+ * RING_FAILED  server→client  long last delivered sequence, short n + n bytes UTF-8 reason: the receiver's
+ *                             ring stopped; resend over this connection what it did not acknowledge
+ * CLOSE        client→server  (empty) the stream ends: the receiver forgets it once its routes are gone
  * </pre>
+ *
+ * The HELLO MAC is HMAC-SHA256(secret, "JSTM3 HELLO" ‖ receiver nonce ‖ the HELLO from its type byte
+ * to its MAC length byte, excluded); the WELCOME MAC is HMAC-SHA256(secret, "JSTM3 WELCOME" ‖ sender
+ * nonce ‖ receiver nonce ‖ the WELCOME from its type byte to its MAC length byte, excluded). Both
+ * cover every field a peer acts on, and neither can be replayed on another connection.
  */
 public final class ProtocolDescriptor {
     private ProtocolDescriptor() {}
 
     /** "JSTM". */
     public static final int MAGIC = 0x4A53544D;
-    public static final short VERSION = 2;
+    public static final short VERSION = 3;
 
     public static final byte CHALLENGE = 1;
     public static final byte HELLO = 2;
@@ -41,10 +52,14 @@ public final class ProtocolDescriptor {
     public static final byte PROBE_ACK = 8;
     public static final byte ERROR = 9;
     public static final byte LATENCY = 10;
+    public static final byte RING_FAILED = 11;
+    public static final byte CLOSE = 12;
 
     /** HELLO flags. */
     public static final int FLAG_ACKNOWLEDGED = 1;
     public static final int FLAG_CHECKSUM = 2;
+    /** The sender journals every batch and keeps its epoch across restarts (informational). */
+    public static final int FLAG_DURABLE = 4;
 
     public static final int LENGTH_FIELD = Integer.BYTES;
     public static final int TYPE_FIELD = 1;
@@ -75,6 +90,14 @@ public final class ProtocolDescriptor {
 
     /** Smallest allowed maximum frame: a handshake must fit. */
     public static final int MIN_MAX_FRAME_LENGTH = 1024;
+    /**
+     * Largest frame either side accepts before the handshake has authenticated the peer (a HELLO is
+     * at most 627 bytes, a WELCOME 304, a CHALLENGE 39, an ERROR 1,027): an unauthenticated peer
+     * cannot make a receiver buffer {@code transport.max-frame-bytes}.
+     */
+    public static final int PRE_AUTH_MAX_FRAME_LENGTH = 4096;
+    /** Largest frame a sender accepts after the handshake: a CONTROL frame with the largest payload. */
+    public static final int MAX_RECEIVER_FRAME_LENGTH = TYPE_FIELD + 8 + 8 + MAX_CONTROL_LENGTH;
 
     /** Largest payload of one record in a frame of at most {@code maxFrameLength} (length field excluded). */
     public static int maxRecordLength(int maxFrameLength) {
@@ -93,6 +116,8 @@ public final class ProtocolDescriptor {
             case PROBE_ACK -> "PROBE_ACK";
             case ERROR -> "ERROR";
             case LATENCY -> "LATENCY";
+            case RING_FAILED -> "RING_FAILED";
+            case CLOSE -> "CLOSE";
             default -> "unknown type " + type;
         };
     }

@@ -11,6 +11,8 @@ import io.jetstream.core.transport.ControlListener;
 import io.jetstream.core.transport.SequenceStore;
 import io.jetstream.core.transport.netty.TransportTestSupport.Collector;
 import io.jetstream.core.transport.protocol.BatchFrameBuilder;
+import io.jetstream.core.transport.handshake.Handshake;
+import io.jetstream.core.transport.handshake.SharedSecret;
 import io.jetstream.core.transport.protocol.Frames;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -138,8 +140,8 @@ class ReceiverBadInputTest {
     }
 
     private static ByteBuf hello(byte[] nonce, String peer, int flags) {
-        byte[] mac = new SharedSecret("a shared secret of enough bytes".getBytes(StandardCharsets.UTF_8)).mac(nonce, peer, "bad");
-        return Frames.hello(ALLOC, new Frames.Hello(flags, 1, 1, 0, 1, peer, "bad", new byte[16], mac));
+        return new Handshake(new SharedSecret("a shared secret of enough bytes".getBytes(StandardCharsets.UTF_8)))
+                .hello(ALLOC, flags, 1, 1, 0, 1, peer, "bad", new byte[16], Handshake.newNonce(), nonce);
     }
 
     private static ByteBuf batch(int target, boolean checksum, int corruptAt) {
@@ -227,8 +229,8 @@ class ReceiverBadInputTest {
     @Test
     void wrongSecret() throws Exception {
         String reason = refused(nonce -> {
-            byte[] mac = new SharedSecret("another secret, also long enough".getBytes(StandardCharsets.UTF_8)).mac(nonce, "p", "bad");
-            return bytes(Frames.hello(ALLOC, new Frames.Hello(0, 1, 1, 0, 1, "p", "bad", new byte[16], mac)));
+            return bytes(new Handshake(new SharedSecret("another secret, also long enough".getBytes(StandardCharsets.UTF_8)))
+                    .hello(ALLOC, 0, 1, 1, 0, 1, "p", "bad", new byte[16], Handshake.newNonce(), nonce));
         });
         assertTrue(reason.contains("authentication failed for peer 'p'"), reason);
         assertEquals(1, receiver.metrics().authenticationFailures());

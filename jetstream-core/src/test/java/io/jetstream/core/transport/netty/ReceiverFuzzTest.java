@@ -93,8 +93,8 @@ class ReceiverFuzzTest {
     /** A valid stream (HELLO with checksums, batches 1..n, a QoS tag in some), then one mutation. */
     private static ByteBuf input(Random random, int iteration) {
         ByteBuf all = ALLOC.buffer();
-        ByteBuf hello = Frames.hello(ALLOC, new Frames.Hello(FLAG_CHECKSUM, iteration + 1, 1, 0, 1, "p" + (iteration % 16), "s",
-                new byte[16], new byte[0]));
+        ByteBuf hello = Frames.hello(ALLOC, FLAG_CHECKSUM, iteration + 1, 1, 0, 1, "p" + (iteration % 16), "s", new byte[16],
+                new byte[16], signed -> new byte[0]);
         all.writeBytes(hello);
         hello.release();
         int batches = 1 + random.nextInt(4);

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jetstream.core.batch.FlushPolicy;
 import io.jetstream.core.transport.ControlListener;
+import io.jetstream.core.transport.OutboundStream;
 import io.jetstream.core.transport.SequenceStore;
 import io.jetstream.core.transport.TransportOptions.Ordering;
 import io.jetstream.core.transport.netty.TransportTestSupport.Collector;
@@ -173,7 +174,7 @@ abstract class TransportContractTest {
         byte[] rec;
         while (accepted < 1_000_000) {
             rec = record(accepted, 100);
-            if (!s.offer(0, rec, 0, rec.length)) {
+            if (s.offer(0, rec, 0, rec.length) != OutboundStream.ACCEPTED) {
                 break;
             }
             accepted++;
@@ -206,7 +207,7 @@ abstract class TransportContractTest {
         stall.countDown();
         assertTrue(tookMs < 5_000, "close took " + tookMs + " ms with a 300 ms timeout");
         assertTrue(s.metrics().recordsDropped() > 0, "unacknowledged records are counted as dropped");
-        assertThrows(IllegalStateException.class, () -> s.offer(0, new byte[8], 0, 8));
+        assertEquals(OutboundStream.CLOSED, s.offer(0, new byte[8], 0, 8), "an offer after close is refused, not thrown");
     }
 
     @Test
@@ -218,7 +219,7 @@ abstract class TransportContractTest {
         StreamSender s = transport("sender", o).openSender("s", at(r), ControlListener.NONE);
         await("route ready", 10, s::isReady);
         byte[] one = record(0, 100);
-        assertTrue(s.offer(7, one, 0, one.length));
+        assertEquals(OutboundStream.ACCEPTED, s.offer(7, one, 0, one.length));
         await("the record, without another send or flush", 10, () -> c.size() == 1);
         assertEquals(1, s.flushPolicy().flushes(FlushPolicy.Reason.DEADLINE));
     }
@@ -272,7 +273,7 @@ abstract class TransportContractTest {
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1_500);
         while (System.nanoTime() < end) {
             byte[] rec = record(sent, 100);
-            if (s.offer(0, rec, 0, rec.length)) {
+            if (s.offer(0, rec, 0, rec.length) == OutboundStream.ACCEPTED) {
                 sent++;
             } else {
                 java.util.concurrent.locks.LockSupport.parkNanos(50_000);
@@ -302,7 +303,7 @@ abstract class TransportContractTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         for (int i = 0; i < records; i++) {
             byte[] rec = record(i, 100);
-            while (!s.offer(0, rec, 0, rec.length)) { // refused only once the bound is in force
+            while (s.offer(0, rec, 0, rec.length) != OutboundStream.ACCEPTED) { // refused only once the bound is in force
                 assertTrue(System.nanoTime() < deadline, "offered " + i + " records in 30 s");
                 java.util.concurrent.locks.LockSupport.parkNanos(50_000);
             }

@@ -47,8 +47,14 @@ class FramesTest {
 
         byte[] mac = new byte[MAC_LENGTH];
         mac[0] = 1;
-        ByteBuf h = roundTrip(Frames.hello(ALLOC, new Frames.Hello(FLAG_CHECKSUM | FLAG_ACKNOWLEDGED, 42, 17, 2, 4,
-                "peer-ü", "stream", host, mac)));
+        byte[] senderNonce = new byte[NONCE_LENGTH];
+        senderNonce[0] = 5;
+        List<Integer> signedLengths = new ArrayList<>();
+        ByteBuf h = roundTrip(Frames.hello(ALLOC, FLAG_CHECKSUM | FLAG_ACKNOWLEDGED, 42, 17, 2, 4, "peer-ü", "stream", host,
+                senderNonce, signed -> {
+                    signedLengths.add(signed.readableBytes());
+                    return mac;
+                }));
         Frames.Hello hello = Frames.readHello(h);
         h.release();
         assertEquals(42, hello.epoch());
@@ -59,10 +65,17 @@ class FramesTest {
         assertEquals("stream", hello.streamId());
         assertTrue(hello.acknowledged() && hello.checksum());
         assertArrayEquals(mac, hello.mac());
+        assertArrayEquals(senderNonce, hello.senderNonce());
+        assertEquals(signedLengths.get(0), hello.signed().length, "the MAC covers what the reader reads as signed");
+        assertEquals(HELLO, hello.signed()[0], "from the type byte");
 
-        ByteBuf w = roundTrip(Frames.welcome(ALLOC, new Frames.Welcome(99, 3, "rx-a-1")));
-        assertEquals(new Frames.Welcome(99, 3, "rx-a-1"), Frames.readWelcome(w));
+        ByteBuf w = roundTrip(Frames.welcome(ALLOC, 99, 3, "rx-a-1", signed -> new byte[0]));
+        Frames.Welcome welcome = Frames.readWelcome(w);
         w.release();
+        assertEquals(99, welcome.lastDelivered());
+        assertEquals(3, welcome.ringTarget());
+        assertEquals("rx-a-1", welcome.ringName());
+        assertEquals(0, welcome.mac().length);
     }
 
     @Test
@@ -70,8 +83,8 @@ class FramesTest {
         ByteBuf a = roundTrip(Frames.ack(ALLOC, 1234));
         assertEquals(1234, Frames.readLongBody(a, ACK));
         a.release();
-        ByteBuf c = roundTrip(Frames.control(ALLOC, -600, new byte[] {1, 2, 3}));
-        assertEquals(-600, Frames.readControlHeader(c));
+        ByteBuf c = roundTrip(Frames.control(ALLOC, 77, -600, new byte[] {1, 2, 3}));
+        assertEquals(new Frames.ControlHeader(77, -600), Frames.readControlHeader(c));
         assertEquals(3, c.readableBytes());
         c.release();
         ByteBuf p = roundTrip(Frames.probe(ALLOC, 5, 1000, 4096));
@@ -84,6 +97,13 @@ class FramesTest {
         ByteBuf e = roundTrip(Frames.error(ALLOC, "no"));
         assertEquals("no", Frames.readError(e));
         e.release();
+        ByteBuf r = roundTrip(Frames.ringFailed(ALLOC, 41, "corrupt"));
+        assertEquals(new Frames.RingFailed(41, "corrupt"), Frames.readRingFailed(r));
+        r.release();
+        ByteBuf close = roundTrip(Frames.close(ALLOC));
+        assertEquals(CLOSE, close.readByte());
+        assertEquals(0, close.readableBytes());
+        close.release();
     }
 
     @Test
@@ -106,7 +126,7 @@ class FramesTest {
         reader.validate(frame, true, t -> t == 7 || t == 8);
         assertEquals(5, reader.sequence());
         List<String> got = new ArrayList<>();
-        reader.deliver(frame, (target, buffer, offset, length) -> {
+        BatchRecords.deliver(reader.records(), 0, reader.recordsLength(), (target, buffer, offset, length) -> {
             StringBuilder sb = new StringBuilder().append(target).append(':');
             for (int i = 0; i < length; i++) {
                 sb.append(buffer.getByte(offset + i)).append(' ');
@@ -130,7 +150,7 @@ class FramesTest {
         reader.validate(frame, true, t -> t == 7 || t == 8);
         assertEquals(2, reader.count());
         List<String> seen = new ArrayList<>();
-        reader.deliver(frame, (target, buffer, offset, length) -> seen.add("record " + target),
+        BatchRecords.deliver(reader.records(), 0, reader.recordsLength(), (target, buffer, offset, length) -> seen.add("record " + target),
                 tag -> seen.add("tag " + tag));
         assertEquals(List.of("record 7", "tag 1700000000123456789", "record 8"), seen,
                 "the tag is handed over where its record is delivered");
@@ -180,19 +200,31 @@ class FramesTest {
 
     @Test
     void decoderRefusesLengthsOutsideItsBoundBeforeBuffering() {
-        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(4096));
+        FrameDecoder decoder = new FrameDecoder(1 << 20);
+        decoder.authenticated();
+        EmbeddedChannel ch = new EmbeddedChannel(decoder);
         DecoderException e = assertThrows(DecoderException.class,
-                () -> ch.writeInbound(ALLOC.buffer().writeInt(4097).writeByte(BATCH)));
-        assertTrue(e.getCause() instanceof ProtocolException && e.getCause().getMessage().contains("4097"), e.toString());
+                () -> ch.writeInbound(ALLOC.buffer().writeInt((1 << 20) + 1).writeByte(BATCH)));
+        assertTrue(e.getCause() instanceof ProtocolException && e.getCause().getMessage().contains("1048577"), e.toString());
         ch.finishAndReleaseAll();
         assertThrows(IllegalArgumentException.class, () -> new FrameDecoder(100));
     }
 
     @Test
+    void beforeTheHandshakeOnlySmallFramesAreAccepted() {
+        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(1 << 20));
+        int tooLarge = PRE_AUTH_MAX_FRAME_LENGTH + 1;
+        DecoderException e = assertThrows(DecoderException.class, () -> ch.writeInbound(ALLOC.buffer().writeInt(tooLarge).writeByte(HELLO)));
+        assertTrue(e.getCause().getMessage().contains(tooLarge + " outside [1, " + PRE_AUTH_MAX_FRAME_LENGTH + "] before the handshake"),
+                e.getCause().getMessage());
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
     void strictDecodingNamesTheField() {
-        ByteBuf w = Frames.welcome(ALLOC, new Frames.Welcome(1, -1, ""));
+        ByteBuf w = Frames.welcome(ALLOC, 1, -1, "ring", signed -> new byte[0]);
         w.skipBytes(LENGTH_FIELD);
-        ByteBuf truncated = w.readSlice(w.readableBytes() - 1);
+        ByteBuf truncated = w.readSlice(w.readableBytes() - 2);
         ProtocolException e = assertThrows(ProtocolException.class, () -> Frames.readWelcome(truncated));
         assertTrue(e.getMessage().contains("truncated frame: ring name"), e.getMessage());
         w.release();

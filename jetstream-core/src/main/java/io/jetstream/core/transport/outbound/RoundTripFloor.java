@@ -1,4 +1,4 @@
-package io.jetstream.core.transport.netty;
+package io.jetstream.core.transport.outbound;
 
 /**
  * The shortest acknowledgement round trip since the routes last (re)connected: the path's round

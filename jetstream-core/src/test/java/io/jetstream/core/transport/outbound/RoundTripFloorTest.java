@@ -1,4 +1,4 @@
-package io.jetstream.core.transport.netty;
+package io.jetstream.core.transport.outbound;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package io.jetstream.core.transport.netty;
+package io.jetstream.core.transport.handshake;
 
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;

@@ -1,0 +1,166 @@
+package io.jetstream.core.transport.inbound;
+
+import io.jetstream.core.ring.RecordHandler;
+import io.jetstream.core.ring.RingConsumer;
+import io.jetstream.core.ring.RingSettings;
+import io.jetstream.core.transport.ReceiverMetrics;
+import io.jetstream.core.transport.protocol.BatchRecords;
+import io.jetstream.core.transport.protocol.ProtocolException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntPredicate;
+import org.agrona.DirectBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A receiver's shared-memory ring (TurboStream's OSRBuffer) and the one thread that consumes it:
+ * same-host senders write their batches into it as ring batch records (stream = ring target, batch id
+ * = sequence), and each is checked and delivered in place, from ring memory, to its
+ * {@link InboundStream}, then acknowledged over the stream's connection.
+ *
+ * <p>Faults. The thread never dies silently: if the ring turns out corrupt or its wake-up socket
+ * fails, the cause is logged, the ring is marked failed in its header (producers stop writing into
+ * it), and every stream it carried is told to resend over TCP (RING_FAILED), so an acknowledged
+ * stream loses nothing across the switch. A bad batch of one stream closes only that stream's
+ * connection. The ring's memory is unmapped only by its own thread, when it stops: {@link #close}
+ * never takes memory away from a delivery still running in a slow handler.
+ *
+ * <p>Threading: {@link #start} and {@link #close} from the receiver's owner; the rest on the ring
+ * thread.
+ */
+public final class RingInbound implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(RingInbound.class);
+    private static final long JOIN_MILLIS = 5_000;
+
+    private final RingConsumer ring;
+    private final String name;
+    private final StreamRegistry registry;
+    private final IntPredicate knownTargets;
+    private final ReceiverMetrics metrics;
+    private final Thread thread;
+    private volatile boolean running = true;
+    private volatile boolean failed;
+
+    private RingInbound(RingConsumer ring, String name, StreamRegistry registry, IntPredicate knownTargets, ReceiverMetrics metrics) {
+        this.ring = ring;
+        this.name = name;
+        this.registry = registry;
+        this.knownTargets = knownTargets;
+        this.metrics = metrics;
+        this.thread = new Thread(this::run, "jetstream-ring-" + name);
+        thread.setDaemon(true);
+    }
+
+    /**
+     * Creates ring {@code name} and starts its thread, or returns null (logged) when the ring cannot
+     * be created — another user's directory, /dev/shm full or unusable — and senders stay on TCP.
+     */
+    public static RingInbound open(RingSettings settings, String name, StreamRegistry registry, IntPredicate knownTargets,
+            ReceiverMetrics metrics) {
+        RingConsumer ring;
+        try {
+            ring = RingConsumer.create(settings, name);
+        } catch (RuntimeException e) {
+            LOG.warn("No shared-memory ring {} ({}); same-host senders use TCP", name, e.getMessage());
+            return null;
+        }
+        RingInbound inbound = new RingInbound(ring, name, registry, knownTargets, metrics);
+        inbound.thread.start();
+        LOG.info("Same-host senders write to ring {}", ring.file());
+        return inbound;
+    }
+
+    /** The name senders attach to (sent in WELCOME). */
+    public String name() {
+        return name;
+    }
+
+    /** Whether senders may still be sent to the ring (it has not failed or closed). */
+    public boolean usable() {
+        return running && !failed;
+    }
+
+    public RingConsumer.Metrics ringMetrics() {
+        return ring.metrics();
+    }
+
+    private void run() {
+        RecordHandler handler = new RecordHandler() {
+            @Override
+            public void onRecord(int target, DirectBuffer buffer, int offset, int length) {
+                metrics.onProtocolError();
+                LOG.error("Ring {}: a single record for target {} where only batches are written; dropped", name, target);
+            }
+
+            @Override
+            public void onBatch(int target, long batchId, DirectBuffer buffer, int offset, int length, int count) {
+                onRingBatch(target, batchId, buffer, offset, length);
+            }
+        };
+        try {
+            ring.run(handler, () -> running);
+        } catch (RuntimeException | Error e) {
+            failed = true;
+            metrics.onRingFailure();
+            LOG.error("Ring {} stopped: {}. It is closed to producers; its senders go back to TCP and resend what was not "
+                    + "acknowledged", name, e.toString(), e);
+            registry.ringFailed(e.toString());
+        } finally {
+            ring.close(); // this thread is the only reader: nothing touches the mapping after this
+        }
+    }
+
+    /** One batch record from the ring: validated whole, then delivered in place and acknowledged. */
+    private void onRingBatch(int target, long sequence, DirectBuffer buffer, int offset, int length) {
+        InboundStream s = registry.byRingTarget(target);
+        if (s == null) {
+            metrics.onProtocolError();
+            LOG.error("Ring {}: batch {} for unknown ring target {} dropped (its stream is gone)", name, sequence, target);
+            return;
+        }
+        try {
+            if (sequence < 1) {
+                throw new ProtocolException("ring batch sequence " + sequence + " < 1");
+            }
+            int records = BatchRecords.validate(buffer, offset, length, sequence, -1, knownTargets);
+            metrics.onReceived(length);
+            metrics.onRingBatch();
+            s.acknowledge(s.onBatch(sequence, records, buffer, offset, length, null, 0));
+        } catch (ProtocolException e) {
+            metrics.onProtocolError();
+            LOG.error("Ring {}: bad batch of stream {}: {}; closing its connection", name, s.key, e.getMessage());
+            s.closeConnections("bad ring batch: " + e.getMessage());
+        } catch (RuntimeException e) {
+            // The delivery handler failed: as on TCP, the connection closes and the batch stays unacknowledged.
+            LOG.error("Ring {}: delivering batch {} of stream {} failed; closing its connection", name, sequence, s.key, e);
+            s.closeConnections("delivery failed: " + e);
+        }
+    }
+
+    /**
+     * Stops the thread and closes the ring. If a delivery is still running in the handler after
+     * {@value #JOIN_MILLIS} ms, the ring is closed to producers and removed from the directory now,
+     * and its memory is released by the thread itself when the delivery returns.
+     */
+    @Override
+    public void close() {
+        running = false;
+        ring.wake();
+        try {
+            thread.join(JOIN_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (thread.isAlive()) {
+            ring.closeForProducers();
+            LOG.warn("Ring {}: its thread is still delivering after {} ms (a slow handler); the ring is closed to producers "
+                    + "and its memory is released when that delivery returns", name, JOIN_MILLIS);
+        }
+    }
+
+    /** Waits up to {@code millis} for the ring thread to end (tests, orderly shutdown). */
+    public boolean awaitStopped(long millis) throws InterruptedException {
+        thread.join(TimeUnit.MILLISECONDS.toMillis(millis));
+        return !thread.isAlive();
+    }
+}

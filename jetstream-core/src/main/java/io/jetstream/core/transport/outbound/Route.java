@@ -1,0 +1,32 @@
+package io.jetstream.core.transport.outbound;
+
+/**
+ * One way a stream's batches reach the receiver: a TCP connection, or the receiver's shared-memory
+ * ring (JetStream's routes, TurboStream's OSRBuffer as a route of its own). The {@link Outbox}
+ * writes batches to whichever routes are ready and never asks which kind carries them; a route
+ * reports readiness and loss through the outbox ({@link Outbox#onRouteReady}, {@link Outbox#onRouteLost},
+ * {@link Outbox#onRouteReplaced}).
+ *
+ * <p>Threading: {@link #write} and {@link #probe} are called under the outbox's lock, one call at a
+ * time per route, from whichever thread holds that lock.
+ */
+public interface Route {
+    /** The batch was handed to the route; its acknowledgement will come over the stream's connection. */
+    int WRITTEN = 0;
+    /** The route has no room now (a full ring): the outbox keeps the batch and retries. */
+    int FULL = 1;
+    /** The route cannot carry batches any more: the outbox keeps the batch and the route reports its loss. */
+    int UNAVAILABLE = 2;
+
+    /** Which of the stream's routes this is (the HELLO's route number). */
+    int index();
+
+    /** Writes a sealed batch ({@link OutboundBatch#frame()} is not consumed). */
+    int write(OutboundBatch batch);
+
+    /** Sends a link probe of {@code bytes} identified by {@code id}, if the route can. */
+    void probe(long id, int bytes);
+
+    /** What carries the data, for logs and metrics ("tcp", "ring"). */
+    String kind();
+}
