@@ -323,6 +323,11 @@ public final class RingConsumer implements AutoCloseable {
         return buffer.getIntVolatile(RingDescriptor.STATE_OFFSET) == RingDescriptor.STATE_FAILED;
     }
 
+    /** The wake-up socket's listener, or null (tests break it to see the consumer fail). */
+    RingWakeup.Listener wakeupListener() {
+        return wakeup;
+    }
+
     /** Wakes a consumer thread blocked on the wake-up socket (to see {@code running} turn false). Any thread. */
     public void wake() {
         if (wakeup != null) {

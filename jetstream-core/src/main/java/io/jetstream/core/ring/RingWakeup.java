@@ -44,6 +44,8 @@ final class RingWakeup {
         private final ServerSocketChannel server;
         private final Selector selector;
         private final ByteBuffer drain = ByteBuffer.allocateDirect(64);
+        /** Accepted producer connections, closed with the listener. */
+        private final java.util.List<SocketChannel> producers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
         Listener(Path path) {
             this.path = path;
@@ -76,6 +78,7 @@ final class RingWakeup {
                     if (key.isAcceptable()) {
                         SocketChannel producer = server.accept();
                         if (producer != null) {
+                            producers.add(producer);
                             producer.configureBlocking(false);
                             producer.register(selector, SelectionKey.OP_READ);
                         }
@@ -83,6 +86,7 @@ final class RingWakeup {
                         drain.clear();
                         if (((SocketChannel) key.channel()).read(drain) < 0) {
                             key.cancel();
+                            producers.remove((SocketChannel) key.channel());
                             key.channel().close(); // producer gone
                         }
                     }
@@ -95,14 +99,19 @@ final class RingWakeup {
             }
         }
 
+        /**
+         * Closes the socket. Any thread: closing the selector first makes a consumer blocked in
+         * {@link #await} return (and fail, if it goes on using the listener).
+         */
         @Override
         public void close() {
             try {
-                for (SelectionKey key : selector.keys()) {
-                    key.channel().close();
-                }
                 selector.close();
                 server.close();
+                for (SocketChannel producer : producers) {
+                    producer.close();
+                }
+                producers.clear();
                 Files.deleteIfExists(path);
             } catch (IOException e) {
                 LOG.warn("Could not close wake-up socket {}: {}", path, e.toString());

@@ -2,6 +2,7 @@ package io.jetstream.core.transport.inbound;
 
 import io.jetstream.core.ring.RecordHandler;
 import io.jetstream.core.ring.RingConsumer;
+import io.jetstream.core.ring.RingDirectory;
 import io.jetstream.core.ring.RingSettings;
 import io.jetstream.core.transport.ReceiverMetrics;
 import io.jetstream.core.transport.protocol.BatchRecords;
@@ -28,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * <p>Threading: {@link #start} and {@link #close} from the receiver's owner; the rest on the ring
  * thread.
  */
-public final class RingInbound implements AutoCloseable {
+public final class RingInbound {
     private static final Logger LOG = LoggerFactory.getLogger(RingInbound.class);
     private static final long JOIN_MILLIS = 5_000;
 
@@ -59,6 +60,8 @@ public final class RingInbound implements AutoCloseable {
             ReceiverMetrics metrics) {
         RingConsumer ring;
         try {
+            // Rings of processes that died without closing them (a killed worker) go first.
+            RingDirectory.reclaimStale(settings.directory());
             ring = RingConsumer.create(settings, name);
         } catch (RuntimeException e) {
             LOG.warn("No shared-memory ring {} ({}); same-host senders use TCP", name, e.getMessage());
@@ -140,10 +143,10 @@ public final class RingInbound implements AutoCloseable {
     /**
      * Stops the thread and closes the ring. If a delivery is still running in the handler after
      * {@value #JOIN_MILLIS} ms, the ring is closed to producers and removed from the directory now,
-     * and its memory is released by the thread itself when the delivery returns.
+     * and its memory is released by the thread itself when the delivery returns. Returns whether the
+     * thread has stopped.
      */
-    @Override
-    public void close() {
+    public boolean close() {
         running = false;
         ring.wake();
         try {
@@ -155,7 +158,9 @@ public final class RingInbound implements AutoCloseable {
             ring.closeForProducers();
             LOG.warn("Ring {}: its thread is still delivering after {} ms (a slow handler); the ring is closed to producers "
                     + "and its memory is released when that delivery returns", name, JOIN_MILLIS);
+            return false;
         }
+        return true;
     }
 
     /** Waits up to {@code millis} for the ring thread to end (tests, orderly shutdown). */

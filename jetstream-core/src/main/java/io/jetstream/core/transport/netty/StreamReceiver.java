@@ -213,11 +213,14 @@ public final class StreamReceiver implements AutoCloseable {
             server.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         }
         RingInbound r = ring;
-        if (r != null) {
-            r.close();
-        }
+        boolean ringStopped = r == null || r.close();
         all.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
-        registry.releaseAll();
+        if (ringStopped) {
+            registry.releaseAll();
+        } else {
+            // A delivery still runs in the handler and holds its stream: release when it returns, not here.
+            GlobalEventExecutor.INSTANCE.execute(registry::releaseAll);
+        }
         transport.forget(this);
         LOG.info("JetStream receiver {} closed: {}", transport.peerId, metrics);
     }

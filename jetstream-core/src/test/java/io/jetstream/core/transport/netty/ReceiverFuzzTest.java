@@ -6,7 +6,11 @@ import static io.jetstream.core.transport.protocol.ProtocolDescriptor.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jetstream.core.testing.LeakRecorder;
 import io.jetstream.core.transport.SequenceStore;
+import io.jetstream.core.transport.handshake.Handshake;
+import io.jetstream.core.transport.handshake.SharedSecret;
+import io.netty.buffer.Unpooled;
 import io.jetstream.core.transport.netty.TransportTestSupport.Collector;
 import io.jetstream.core.transport.protocol.BatchFrameBuilder;
 import io.jetstream.core.transport.protocol.Frames;
@@ -28,7 +32,10 @@ import org.junit.jupiter.api.Timeout;
  * (flipped bytes, truncations, random lengths, junk) cut into random chunks. No exception may escape
  * the connection, no corrupted record may be delivered on a stream whose HELLO declared checksums
  * (a flip can clear that flag; such a stream is counted apart), memory stays bounded by the
- * maximum frame, and nothing leaks (paranoid leak detection). Bounded in iterations and time.
+ * maximum frame, and nothing leaks ({@link LeakRecorder}: a leak fails the test). Run without and
+ * with authentication (the HELLO's MAC over the receiver's nonce; mutations break it), and with
+ * oversized frames before the handshake, which must be refused from their length alone. Bounded in
+ * iterations and time.
  */
 class ReceiverFuzzTest {
     private static final int MAX_FRAME = 16 << 10;
@@ -36,13 +43,24 @@ class ReceiverFuzzTest {
     private static final long TIME_BUDGET_NANOS = TimeUnit.SECONDS.toNanos(20);
     private static final ByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
 
-    @Test
-    @Timeout(value = 60, unit = TimeUnit.SECONDS)
-    void randomAndMutatedFramesNeverEscapeTheConnection() {
+    @org.junit.jupiter.params.ParameterizedTest(name = "authentication {0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void randomAndMutatedFramesNeverEscapeTheConnection(boolean authenticated, @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        LeakRecorder.reset();
         Collector delivered = new Collector();
-        try (NettyTransport t = new NettyTransport(settings(Map.of("transport.max-frame-bytes", MAX_FRAME)), "fuzz")) {
+        Map<String, Object> options = new java.util.HashMap<>(Map.of("transport.max-frame-bytes", MAX_FRAME));
+        Handshake handshake = new Handshake(null);
+        if (authenticated) {
+            java.nio.file.Path secret = dir.resolve("secret");
+            java.nio.file.Files.writeString(secret, SECRET);
+            options.put("transport.auth.secret-file", secret.toString());
+            handshake = new Handshake(new SharedSecret(SECRET.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        }
+        try (NettyTransport t = new NettyTransport(settings(options), "fuzz")) {
             StreamReceiver receiver = new StreamReceiver(t, delivered, target -> target >= 0 && target < 8, SequenceStore.inMemory());
-            Random random = new Random(20261122);
+            Random random = new Random(authenticated ? 20261124 : 20261122);
             long start = System.nanoTime();
             long maxDirect = 0;
             int iterations = 0;
@@ -50,10 +68,15 @@ class ReceiverFuzzTest {
             int withoutChecksums = 0;
             for (; iterations < ITERATIONS && System.nanoTime() - start < TIME_BUDGET_NANOS; iterations++) {
                 EmbeddedChannel ch = new EmbeddedChannel(receiver.connectionInitializer());
-                ByteBuf input = input(random, iterations);
+                ch.runPendingTasks();
+                ByteBuf challenge = ch.readOutbound();
+                challenge.skipBytes(LENGTH_FIELD);
+                byte[] nonce = Frames.readChallenge(challenge).nonce();
+                challenge.release();
+                ByteBuf input = input(random, iterations, handshake, nonce);
                 // A flip of HELLO's flags byte can declare the stream unchecked: its records then carry
                 // no CRC by the sender's own word, and corruption in them cannot be told apart.
-                boolean checked = (input.getByte(HELLO_FLAGS_OFFSET) & FLAG_CHECKSUM) != 0;
+                boolean checked = input.readableBytes() > HELLO_FLAGS_OFFSET && (input.getByte(HELLO_FLAGS_OFFSET) & FLAG_CHECKSUM) != 0;
                 int corruptBefore = delivered.corrupt;
                 try {
                     for (ByteBuf chunk : chunks(input, random)) {
@@ -81,20 +104,29 @@ class ReceiverFuzzTest {
                     + withoutChecksums + " streams had the flag flipped off)");
             assertTrue(receiver.metrics().protocolErrors() > iterations / 4, "mutations refused: " + receiver.metrics());
             assertTrue(receiver.metrics().recordsDelivered() > 0, "intact batches delivered: " + receiver.metrics());
+            if (authenticated) {
+                assertTrue(receiver.metrics().authenticationFailures() > 0, "mutated HELLOs fail their MAC: " + receiver.metrics());
+            }
             assertTrue(delivered.snapshot().stream().allMatch(d -> d.target() >= 0 && d.target() < 8),
                     "only records of known targets delivered (no QoS tag)");
             assertTrue(maxDirect < 64L << 20, "pooled direct memory peaked at " + maxDirect + " B");
         }
+        LeakRecorder.assertNoLeaks();
     }
+
+    private static final String SECRET = "a fuzzing secret of enough bytes";
 
     /** Where HELLO's flags byte sits in the stream: after its length, type, magic and version. */
     private static final int HELLO_FLAGS_OFFSET = LENGTH_FIELD + TYPE_FIELD + 4 + 2;
 
-    /** A valid stream (HELLO with checksums, batches 1..n, a QoS tag in some), then one mutation. */
-    private static ByteBuf input(Random random, int iteration) {
+    /**
+     * A valid stream (HELLO with checksums, its MAC over {@code nonce} when authenticating, batches
+     * 1..n, a QoS tag in some), then one mutation.
+     */
+    private static ByteBuf input(Random random, int iteration, Handshake handshake, byte[] nonce) {
         ByteBuf all = ALLOC.buffer();
-        ByteBuf hello = Frames.hello(ALLOC, FLAG_CHECKSUM, iteration + 1, 1, 0, 1, "p" + (iteration % 16), "s", new byte[16],
-                new byte[16], signed -> new byte[0]);
+        ByteBuf hello = handshake.hello(ALLOC, FLAG_CHECKSUM, iteration + 1, 1, 0, 1, "p" + (iteration % 16), "s", new byte[16],
+                Handshake.newNonce(), nonce);
         all.writeBytes(hello);
         hello.release();
         int batches = 1 + random.nextInt(4);
@@ -114,7 +146,7 @@ class ReceiverFuzzTest {
             all.writeBytes(f);
             f.release();
         }
-        switch (random.nextInt(6)) {
+        switch (random.nextInt(7)) {
             case 0 -> { } // intact
             case 1 -> { // flip bytes anywhere
                 for (int i = 0, n = 1 + random.nextInt(4); i < n; i++) {
@@ -128,6 +160,11 @@ class ReceiverFuzzTest {
                 byte[] junk = new byte[random.nextInt(512)];
                 random.nextBytes(junk);
                 all.writeBytes(junk);
+            }
+            case 5 -> { // an oversized frame before the handshake: refused from its length alone
+                ByteBuf big = ALLOC.buffer().writeInt(PRE_AUTH_MAX_FRAME_LENGTH + 1 + random.nextInt(MAX_FRAME - PRE_AUTH_MAX_FRAME_LENGTH))
+                        .writeByte(HELLO);
+                all = Unpooled.wrappedBuffer(big, all);
             }
             default -> { // a random length field inside the stream
                 int at = random.nextInt(Math.max(1, all.writerIndex() - 4));
