@@ -199,6 +199,18 @@ public final class StreamReceiver implements AutoCloseable {
         return registry.watermarks();
     }
 
+    /** The negotiated TLS protocol and cipher suite of each connection that completed its handshake ("" without TLS). */
+    public java.util.List<String> tlsSessions() {
+        java.util.List<String> sessions = new java.util.ArrayList<>();
+        for (Channel ch : ready) {
+            ReceiverConnection c = ch.pipeline().get(ReceiverConnection.class);
+            if (c != null) {
+                sessions.add(c.tlsSession());
+            }
+        }
+        return sessions;
+    }
+
     /** Streams known now (pruned when closed by their senders or idle). */
     public int streams() {
         return registry.size();

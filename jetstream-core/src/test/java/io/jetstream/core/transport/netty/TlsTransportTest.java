@@ -1,6 +1,8 @@
 package io.jetstream.core.transport.netty;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -43,5 +45,57 @@ class TlsTransportTest extends TransportContractTest {
     @Override
     void assertPath(StreamSender sender) {
         assertEquals(0, sender.ringBatches(), "batches over the ring");
+        for (String session : sender.tlsSessions()) {
+            assertTrue(session.startsWith("TLSv1."), "every route negotiated TLS: " + session);
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void tlsIsNegotiatedOnBothEnds() throws Exception {
+        TransportTestSupport.Collector c = new TransportTestSupport.Collector();
+        StreamReceiver r = transport("receiver", Map.of()).bind(0, c, t -> true, io.jetstream.core.transport.SequenceStore.inMemory());
+        StreamSender s = transport("sender", Map.of()).openSender("s",
+                new java.net.InetSocketAddress("127.0.0.1", r.localAddress().getPort()), io.jetstream.core.transport.ControlListener.NONE);
+        TransportTestSupport.await("ready", 10, s::isReady);
+        String sent = s.tlsSessions()[0];
+        TransportTestSupport.await("the receiver's session", 10, () -> !r.tlsSessions().isEmpty());
+        String received = r.tlsSessions().get(0);
+        assertTrue(sent.matches("TLSv1\\.[23] TLS_\\w+"), "sender side: " + sent);
+        assertEquals(sent, received, "both ends agree on protocol and cipher suite");
+    }
+
+    @org.junit.jupiter.api.Test
+    void aSenderWithTlsButNoTrustStoreRefusesToStartRatherThanSendPlaintext() {
+        Map<String, Object> noTrust = new java.util.HashMap<>(path());
+        noTrust.remove("transport.tls.trust-store");
+        noTrust.remove("transport.tls.trust-store-password");
+        NettyTransport t = new NettyTransport(TransportTestSupport.settings(noTrust), "sender");
+        try {
+            IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                    () -> t.openSender("s", new java.net.InetSocketAddress("127.0.0.1", 9), io.jetstream.core.transport.ControlListener.NONE));
+            assertTrue(e.getMessage().contains("transport.tls.trust-store") && e.getMessage().contains("plaintext"), e.getMessage());
+        } finally {
+            t.close();
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void aReceiverWhoseCertificateIsNotTrustedGetsNothing() throws Exception {
+        String kt = TransportTestSupport.keytool().toString();
+        run(kt, "-genkeypair", "-alias", "rogue", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost",
+                "-ext", "SAN=dns:localhost,ip:127.0.0.1", "-validity", "2", "-keystore", stores.resolve("rogue.p12").toString(),
+                "-storetype", "PKCS12", "-storepass", "changeit", "-keypass", "changeit");
+        Map<String, Object> rogue = Map.of("transport.tls.key-store", stores.resolve("rogue.p12").toString());
+        TransportTestSupport.Collector c = new TransportTestSupport.Collector();
+        StreamReceiver r = transport("rogue", rogue).bind(0, c, t -> true, io.jetstream.core.transport.SequenceStore.inMemory());
+        StreamSender s = transport("sender", Map.of("transport.reliability", "acknowledged")).openSender("s",
+                new java.net.InetSocketAddress("127.0.0.1", r.localAddress().getPort()), io.jetstream.core.transport.ControlListener.NONE);
+        byte[] rec = TransportTestSupport.record(0, 64);
+        s.offer(0, rec, 0, rec.length);
+        s.flush();
+        TransportTestSupport.await("TLS handshakes refused", 10, () -> s.metrics().connectFailures() >= 2);
+        assertFalse(s.isReady(), "never ready with an untrusted receiver");
+        assertEquals(0, c.size(), "the untrusted receiver got nothing");
+        assertEquals(0, r.metrics().batchesReceived());
     }
 }
