@@ -23,4 +23,17 @@ public final class JetStreamShuffleOptions {
             "Read at TaskManager start by `io.jetstream.flink.shuffle.JetStreamShuffleServiceFactory` "
                     + "(selected with `shuffle-service-factory.class`).",
             List.of(ENABLED));
+
+    /**
+     * Every group this adapter reads: its own and core's (transport, batching, ring, latency
+     * constraints), loaded together so that each documented key is accepted and a typo anywhere
+     * under the prefix is refused at start-up.
+     */
+    public static final OptionGroup[] GROUPS = concat(GROUP, io.jetstream.core.transport.TransportSettings.GROUPS);
+
+    private static OptionGroup[] concat(OptionGroup own, OptionGroup[] core) {
+        OptionGroup[] all = java.util.Arrays.copyOf(core, core.length + 1);
+        all[core.length] = own;
+        return all;
+    }
 }

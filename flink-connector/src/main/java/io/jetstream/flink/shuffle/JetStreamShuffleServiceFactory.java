@@ -63,7 +63,7 @@ public class JetStreamShuffleServiceFactory
     }
 
     static JetStreamConfig loadConfig(java.util.Map<String, String> flinkConfiguration) {
-        return JetStreamConfig.load(ConfigScope.FLINK, flinkConfiguration, JetStreamShuffleOptions.GROUP);
+        return JetStreamConfig.load(ConfigScope.FLINK, flinkConfiguration, JetStreamShuffleOptions.GROUPS);
     }
 
     /**

@@ -77,6 +77,34 @@ class JetStreamConfigTest {
     }
 
     @Test
+    void aKeyUnderThePrefixOutsideEveryNamespaceIsATypo() {
+        InvalidConfigurationException e = assertThrows(InvalidConfigurationException.class,
+                () -> JetStreamConfig.load(ConfigScope.STORM, Map.of("jetstream.transprt.window-bytes", 2), GROUP));
+        assertEquals("jetstream.transprt.window-bytes", e.key());
+        assertTrue(e.getMessage().contains("transport.") && e.getMessage().contains("a typo"), e.getMessage());
+    }
+
+    @Test
+    void everyGroupOfEachScopeLoadsTogether() {
+        // The core groups every adapter documents, read together: no clash, every documented key accepted.
+        OptionGroup[] core = io.jetstream.core.transport.TransportSettings.GROUPS;
+        for (ConfigScope scope : ConfigScope.values()) {
+            Map<String, Object> all = new java.util.HashMap<>();
+            for (OptionGroup g : core) {
+                assertTrue(scope.namespaces().contains(g.relativePrefix()), scope + " declares the namespace " + g.relativePrefix());
+                for (ConfigOption<?> o : g.options()) {
+                    if (o.defaultValue() != null && !o.defaultValueText().isEmpty()) {
+                        all.put(scope.keyOf(o), o.defaultValueText());
+                    }
+                }
+            }
+            JetStreamConfig config = JetStreamConfig.load(scope, all, core);
+            assertEquals(io.jetstream.core.transport.TransportOptions.WINDOW_BYTES.defaultValue(),
+                    config.get(io.jetstream.core.transport.TransportOptions.WINDOW_BYTES));
+        }
+    }
+
+    @Test
     void keysOfOtherGroupsAreLeftToThem() {
         JetStreamConfig config =
                 JetStreamConfig.load(ConfigScope.STORM, Map.of("jetstream.scheduler.mode", "x"), GROUP);

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * <p>JStorm hands the server the worker's map of per-task receive queues, which its tasks fill
  * after the bind; JetStream gives the delegate server a live view of that map whose queues count
  * what the server publishes ({@link CountingQueueMap}), and wraps client connections to count what
- * the worker sends. The bytes move through {@code jetstream.transport.delegate-context} (JStorm's
+ * the worker sends. The bytes move through {@code jetstream.jstorm.delegate-context} (JStorm's
  * Netty context by default) until JetStream's own paths land.
  *
  * <p>Thread-safety: {@code prepare} and {@code term} are called once by the worker; {@code bind}
@@ -36,7 +36,7 @@ public class JetStreamJStormContext implements IContext {
     @Override
     @SuppressWarnings({"rawtypes", "unchecked"})
     public void prepare(Map stormConf) {
-        JetStreamConfig config = JetStreamConfig.load(ConfigScope.JSTORM, (Map<String, ?>) stormConf, JetStreamJStormOptions.GROUP);
+        JetStreamConfig config = JetStreamConfig.load(ConfigScope.JSTORM, (Map<String, ?>) stormConf, JetStreamJStormOptions.GROUPS);
         IContext created = ConfiguredClass.instantiate(
                 config, JetStreamJStormOptions.DELEGATE_CONTEXT, IContext.class, JetStreamJStormContext.class);
         created.prepare(stormConf);

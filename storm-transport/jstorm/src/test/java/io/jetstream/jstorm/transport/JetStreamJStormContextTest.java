@@ -131,10 +131,10 @@ class JetStreamJStormContextTest {
     @Test
     void badDelegateIsRefusedWithTheKeyNamed() {
         Map<String, Object> conf = workerConf();
-        conf.put("jetstream.transport.delegate-context", "java.lang.String");
+        conf.put("jetstream.jstorm.delegate-context", "java.lang.String");
         InvalidConfigurationException e = assertThrows(
                 InvalidConfigurationException.class, () -> new JetStreamJStormContext().prepare(conf));
-        assertEquals("jetstream.transport.delegate-context", e.key());
+        assertEquals("jetstream.jstorm.delegate-context", e.key());
         assertTrue(e.getMessage().contains("java.lang.String"), e.getMessage());
     }
 }

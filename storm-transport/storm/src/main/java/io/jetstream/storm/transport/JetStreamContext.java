@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * <p>Storm's {@code TransportFactory} creates one context per worker and calls
  * {@link #prepare(Map, StormMetricRegistry)}; the worker then binds one server and connects one
  * client per remote worker. Today the bytes move through the context named by
- * {@code jetstream.transport.delegate-context} (Storm's Netty context by default) and JetStream's
+ * {@code jetstream.storm.delegate-context} (Storm's Netty context by default) and JetStream's
  * connections wrap its connections, counting traffic; JetStream's own Netty and shared-memory paths
  * replace the delegate as they land.
  *
@@ -41,7 +41,7 @@ public class JetStreamContext implements IContext {
 
     @Override
     public void prepare(Map<String, Object> topoConf, StormMetricRegistry metricRegistry) {
-        JetStreamConfig config = JetStreamConfig.load(ConfigScope.STORM, topoConf, JetStreamTransportOptions.GROUP);
+        JetStreamConfig config = JetStreamConfig.load(ConfigScope.STORM, topoConf, JetStreamTransportOptions.GROUPS);
         IContext created = ConfiguredClass.instantiate(
                 config, JetStreamTransportOptions.DELEGATE_CONTEXT, IContext.class, JetStreamContext.class);
         created.prepare(topoConf, metricRegistry);

@@ -12,7 +12,7 @@ public final class JetStreamTransportOptions {
     public static final String STORM_NETTY_CONTEXT = "org.apache.storm.messaging.netty.Context";
 
     public static final ConfigOption<String> DELEGATE_CONTEXT = ConfigOption.classOption(
-            "transport.delegate-context",
+            "storm.delegate-context",
             STORM_NETTY_CONTEXT,
             "org.apache.storm.messaging.IContext",
             "The messaging context that moves the bytes underneath JetStream's connections. Until "
@@ -20,8 +20,21 @@ public final class JetStreamTransportOptions {
 
     public static final OptionGroup GROUP = new OptionGroup(
             "Storm transport",
-            "transport.",
+            "storm.",
             "Read by `io.jetstream.storm.transport.JetStreamContext` when a worker starts "
                     + "(selected with `storm.messaging.transport`).",
             List.of(DELEGATE_CONTEXT));
+
+    /**
+     * Every group this adapter reads: its own and core's (transport, batching, ring, latency
+     * constraints), loaded together so that each documented key is accepted and a typo anywhere
+     * under the prefix is refused at start-up.
+     */
+    public static final OptionGroup[] GROUPS = concat(GROUP, io.jetstream.core.transport.TransportSettings.GROUPS);
+
+    private static OptionGroup[] concat(OptionGroup own, OptionGroup[] core) {
+        OptionGroup[] all = java.util.Arrays.copyOf(core, core.length + 1);
+        all[core.length] = own;
+        return all;
+    }
 }

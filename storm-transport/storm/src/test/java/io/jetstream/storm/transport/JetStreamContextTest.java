@@ -107,19 +107,19 @@ class JetStreamContextTest {
     @Test
     void unknownDelegateIsRefusedWithTheKeyNamed() {
         Map<String, Object> conf = workerConf();
-        conf.put("jetstream.transport.delegate-context", "org.example.NoSuchContext");
+        conf.put("jetstream.storm.delegate-context", "org.example.NoSuchContext");
         InvalidConfigurationException e = assertThrows(
                 InvalidConfigurationException.class, () -> new JetStreamContext().prepare(conf, null));
-        assertEquals("jetstream.transport.delegate-context", e.key());
+        assertEquals("jetstream.storm.delegate-context", e.key());
         assertTrue(e.getMessage().contains("org.example.NoSuchContext"), e.getMessage());
     }
 
     @Test
     void delegateThatIsNotAContextOrIsJetStreamItselfIsRefused() {
         Map<String, Object> conf = workerConf();
-        conf.put("jetstream.transport.delegate-context", String.class.getName());
+        conf.put("jetstream.storm.delegate-context", String.class.getName());
         assertThrows(InvalidConfigurationException.class, () -> new JetStreamContext().prepare(conf, null));
-        conf.put("jetstream.transport.delegate-context", JetStreamContext.class.getName());
+        conf.put("jetstream.storm.delegate-context", JetStreamContext.class.getName());
         assertThrows(InvalidConfigurationException.class, () -> new JetStreamContext().prepare(conf, null));
     }
 
