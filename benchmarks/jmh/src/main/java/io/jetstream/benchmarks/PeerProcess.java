@@ -35,8 +35,10 @@ public final class PeerProcess implements AutoCloseable {
     public static PeerProcess start(List<String> prefix, Class<?> main, String... args) throws IOException {
         List<String> command = new ArrayList<>(prefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("--add-exports");
-        command.add("java.base/jdk.internal.misc=ALL-UNNAMED");
+        command.addAll(io.jetstream.core.config.JvmFlags.inherited());
+        if (command.stream().noneMatch(a -> a.startsWith("--add-exports=java.base/jdk.internal.misc"))) {
+            command.add("--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED"); // Agrona, whatever this JVM was given
+        }
         command.add("-Xmx256m");
         command.add("-XX:+UseSerialGC");
         command.add("-Dio.netty.leakDetection.level=disabled");
@@ -82,6 +84,20 @@ public final class PeerProcess implements AutoCloseable {
         }
         process.destroyForcibly();
         throw new IllegalStateException("benchmark peer did not start: " + line);
+    }
+
+    /** SIGKILL: the peer dies without any cleanup, as a crash would. Waits until it is gone. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    }
+
+    /** Waits up to {@code timeout} for the peer to exit by itself; its exit code, or -1 if it is still running. */
+    public int awaitExit(Duration timeout) throws InterruptedException {
+        return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? process.exitValue() : -1;
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
     }
 
     /** CPU time the peer has used so far. */

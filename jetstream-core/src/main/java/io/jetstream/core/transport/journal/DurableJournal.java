@@ -173,6 +173,9 @@ public final class DurableJournal implements StreamJournal {
             try (DocumentContext dc = current.appender.writingDocument()) {
                 dc.wire().bytes().write(scratch, 0, n);
             }
+            if (sync != JournalSync.NONE) {
+                current.appender.sync(); // msync up to this batch, as the queue's SyncMode says
+            }
         } catch (RuntimeException e) {
             throw e instanceof JournalException j ? j : new JournalException(directory, "cannot append batch " + sequence, e);
         }

@@ -33,17 +33,7 @@ final class ChildJvm {
     static ChildJvm start(Class<?> main, Path log, List<String> args) throws Exception {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        for (String flag : List.of("java.base/jdk.internal.misc", "java.base/jdk.internal.ref", "java.base/jdk.internal.util",
-                "java.base/sun.nio.ch", "jdk.unsupported/sun.misc", "jdk.compiler/com.sun.tools.javac.file")) {
-            command.add("--add-exports");
-            command.add(flag + "=ALL-UNNAMED");
-        }
-        for (String flag : List.of("jdk.compiler/com.sun.tools.javac", "java.base/java.lang", "java.base/java.lang.reflect",
-                "java.base/java.io", "java.base/java.util", "java.base/java.nio")) {
-            command.add("--add-opens");
-            command.add(flag + "=ALL-UNNAMED");
-        }
-        command.add("-Dchronicle.analytics.disable=true");
+        command.addAll(io.jetstream.core.config.JvmFlags.inherited());
         command.add("-Xmx256m");
         command.add("-Dio.netty.leakDetection.level=paranoid");
         command.add("-cp");

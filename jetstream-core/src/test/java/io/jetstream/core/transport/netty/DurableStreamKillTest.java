@@ -43,13 +43,15 @@ class DurableStreamKillTest {
     private ChildJvm sender(int port, String name) throws Exception {
         return ChildJvm.start(SenderProcessMain.class, dir.resolve("sender-" + name + ".log"),
                 List.of(Integer.toString(port), dir.resolve("journal").toString(), Long.toString(RECORDS), PAUSE_MICROS,
-                        "batch.mode=fixed", "batch.fixed.target-bytes=2048", "batch.max-event-delay-ms=5"));
+                        "ring.directory=" + dir.resolve("rings"), "batch.mode=fixed", "batch.fixed.target-bytes=2048",
+                        "batch.max-event-delay-ms=5"));
     }
 
     @Test
     void aKilledDurableSenderRestartsAndNothingIsLostOrDuplicated() throws Exception {
         Map<Long, Integer> counts = new ConcurrentHashMap<>();
-        Map<String, Object> o = new HashMap<>(Map.of("transport.reliability", "acknowledged"));
+        Map<String, Object> o = new HashMap<>(Map.of("transport.reliability", "acknowledged", "ring.directory",
+                dir.resolve("rings").toString()));
         try (NettyTransport receiving = new NettyTransport(settings(o), "receiver")) {
             StreamReceiver r = receiving.bind(0, (stream, sequence, records) -> records.forEach((target, buffer, offset, length) ->
                     counts.merge(buffer.getLong(offset, ByteOrder.BIG_ENDIAN), 1, Integer::sum)), t -> true, SequenceStore.inMemory());
@@ -72,7 +74,8 @@ class DurableStreamKillTest {
     void aKilledReceiverAndAKilledSenderRestartAndNothingIsLostOrDuplicated() throws Exception {
         int port = freePort();
         Path output = dir.resolve("delivered.txt");
-        List<String> receiverArgs = List.of(Integer.toString(port), output.toString(), "transport.reliability=acknowledged");
+        List<String> receiverArgs = List.of(Integer.toString(port), output.toString(), "transport.reliability=acknowledged",
+                "ring.directory=" + dir.resolve("rings"));
         ChildJvm receiver = ChildJvm.start(ReceiverProcessMain.class, dir.resolve("receiver-first.log"), receiverArgs);
         ChildJvm sender = sender(port, "first");
         try {

@@ -7,11 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jetstream.core.transport.ControlListener;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -59,7 +56,8 @@ class ReceiverKillRestartTest {
             port = s.getLocalPort();
         }
         Path output = dir.resolve("delivered.txt");
-        List<String> options = List.of("transport.reliability=" + reliability, "transport.ring.enabled=" + ring, "batch.mode=fixed",
+        List<String> options = List.of("transport.reliability=" + reliability, "transport.ring.enabled=" + ring,
+                "ring.directory=" + dir.resolve("rings"), "batch.mode=fixed",
                 "batch.fixed.target-bytes=2048", "batch.max-event-delay-ms=5");
         Process receiver = start(port, output, options, "first");
         Map<String, Object> o = new HashMap<>();
@@ -120,43 +118,8 @@ class ReceiverKillRestartTest {
     }
 
     private Process start(int port, Path output, List<String> options, String name) throws Exception {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("--add-exports");
-        command.add("java.base/jdk.internal.misc=ALL-UNNAMED"); // Agrona
-        command.add("-Xmx256m");
-        command.add("-Dio.netty.leakDetection.level=paranoid");
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(ReceiverProcessMain.class.getName());
-        command.add(Integer.toString(port));
-        command.add(output.toString());
-        command.addAll(options);
-        Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.PIPE).start();
-        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-        Path log = dir.resolve("receiver-" + name + ".log");
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        StringBuilder seen = new StringBuilder();
-        String line;
-        while ((line = out.readLine()) != null) {
-            seen.append(line).append('\n');
-            if (line.startsWith("READY")) {
-                break;
-            }
-            assertTrue(System.nanoTime() < deadline, "receiver process did not start:\n" + seen);
-        }
-        assertTrue(line != null, "receiver process exited:\n" + seen);
-        Thread drain = new Thread(() -> {
-            try {
-                Files.writeString(log, seen);
-                out.transferTo(Files.newBufferedWriter(log, java.nio.file.StandardOpenOption.APPEND));
-            } catch (Exception ignored) {
-                // the process was killed
-            }
-        }, "drain-" + name);
-        drain.setDaemon(true);
-        drain.start();
-        return p;
+        List<String> args = new ArrayList<>(List.of(Integer.toString(port), output.toString()));
+        args.addAll(options);
+        return ChildJvm.start(ReceiverProcessMain.class, dir.resolve("receiver-" + name + ".log"), args).process;
     }
 }

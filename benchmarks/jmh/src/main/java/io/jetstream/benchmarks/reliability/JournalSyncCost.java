@@ -1,0 +1,129 @@
+package io.jetstream.benchmarks.reliability;
+
+import io.jetstream.core.config.ConfigScope;
+import io.jetstream.core.config.JetStreamConfig;
+import io.jetstream.core.transport.ControlListener;
+import io.jetstream.core.transport.SequenceStore;
+import io.jetstream.core.transport.TransportSettings;
+import io.jetstream.core.transport.netty.NettyTransport;
+import io.jetstream.core.transport.netty.StreamReceiver;
+import io.jetstream.core.transport.netty.StreamSender;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * What durability costs in throughput: the same stream, as fast as its producer can send 100-byte
+ * records to a receiver in this JVM over TCP loopback, with {@code acknowledged} delivery (no
+ * journal, the baseline) and with {@code durable} delivery under each journal sync policy
+ * ({@code none}, {@code async}, {@code sync}). Rounds alternate the order of the modes; the table
+ * gives each mode's median records/s and its ratio to the baseline.
+ *
+ * <pre>
+ * java $JETSTREAM_JVM_FLAGS -cp benchmarks/jmh/target/benchmarks.jar io.jetstream.benchmarks.reliability.JournalSyncCost \
+ *   [--records 2000000] [--rounds 3] [--journal-dir /var/tmp/jetstream-journal]
+ * </pre>
+ *
+ * The journal directory decides what {@code sync} measures: put it on the disk a deployment would use.
+ */
+public final class JournalSyncCost {
+    private static final String[] MODES = {"acknowledged", "durable/none", "durable/async", "durable/sync"};
+
+    public static void main(String[] args) throws Exception {
+        long records = 2_000_000;
+        int rounds = 3;
+        Path journalDir = Path.of(System.getProperty("java.io.tmpdir"));
+        for (int i = 0; i < args.length; i += 2) {
+            switch (args[i]) {
+                case "--records" -> records = Long.parseLong(args[i + 1]);
+                case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
+                case "--journal-dir" -> journalDir = Path.of(args[i + 1]);
+                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+            }
+        }
+        Map<String, List<Double>> results = new LinkedHashMap<>();
+        for (String mode : MODES) {
+            results.put(mode, new ArrayList<>());
+        }
+        System.out.printf(Locale.ROOT, "journal sync cost: %,d records of 100 B per run, %d rounds, journals under %s%n",
+                records, rounds, journalDir);
+        for (int round = 0; round < rounds; round++) {
+            for (int m = 0; m < MODES.length; m++) {
+                String mode = MODES[(m + round) % MODES.length];
+                double rate = run(mode, records, Files.createTempDirectory(journalDir, "jetstream-sync-cost"));
+                results.get(mode).add(rate);
+                System.out.printf(Locale.ROOT, "  round %d %-14s %,12.0f records/s%n", round + 1, mode, rate);
+            }
+        }
+        double baseline = median(results.get(MODES[0]));
+        System.out.printf(Locale.ROOT, "%n| mode | records/s (median) | MB/s | ratio to acknowledged |%n|---|---:|---:|---:|%n");
+        for (String mode : MODES) {
+            double r = median(results.get(mode));
+            System.out.printf(Locale.ROOT, "| %s | %,.0f | %.1f | %.2f |%n", mode, r, r * 108 / 1e6, r / baseline);
+        }
+    }
+
+    private static double run(String mode, long records, Path journal) throws Exception {
+        Map<String, Object> raw = new HashMap<>();
+        raw.put("jetstream.transport.bind-address", "127.0.0.1");
+        raw.put("jetstream.transport.ring.enabled", "false");
+        String[] m = mode.split("/");
+        raw.put("jetstream.transport.reliability", m[0]);
+        if (m.length > 1) {
+            raw.put("jetstream.transport.journal.dir", journal.toString());
+            raw.put("jetstream.transport.journal.sync", m[1]);
+        }
+        TransportSettings settings = TransportSettings.from(JetStreamConfig.load(ConfigScope.STORM, raw, TransportSettings.GROUPS));
+        AtomicLong delivered = new AtomicLong();
+        try (NettyTransport receiving = new NettyTransport(settings, "receiver");
+                NettyTransport sending = new NettyTransport(settings, "sender")) {
+            StreamReceiver r = receiving.bind(0, (stream, sequence, batch) -> delivered.addAndGet(batch.count()), t -> true,
+                    SequenceStore.inMemory());
+            StreamSender s = sending.openSender("cost", new InetSocketAddress("127.0.0.1", r.localAddress().getPort()),
+                    ControlListener.NONE);
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!s.isReady() && System.nanoTime() < until) {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+            }
+            byte[] record = new byte[100];
+            long start = System.nanoTime();
+            for (long i = 0; i < records; i++) {
+                s.send(0, record, 0, record.length);
+            }
+            s.flush();
+            until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (s.unacknowledgedBatches() > 0 && System.nanoTime() < until) {
+                LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200));
+            }
+            long elapsed = System.nanoTime() - start;
+            if (delivered.get() != records) {
+                throw new IllegalStateException(mode + ": delivered " + delivered.get() + " of " + records);
+            }
+            return records * 1e9 / elapsed;
+        } finally {
+            deleteTree(journal);
+        }
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> sorted = values.stream().sorted().toList();
+        return sorted.get(sorted.size() / 2);
+    }
+
+    private static void deleteTree(Path root) throws java.io.IOException {
+        try (var files = Files.walk(root)) {
+            for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}
