@@ -127,6 +127,25 @@ public record TransportSettings(
                 QosSettings.from(config));
     }
 
+    /**
+     * These settings with {@code secret} as the shared secret: an engine adapter hands the engine's
+     * own secret to the transport when the engine's authentication is on.
+     */
+    public TransportSettings withSecret(byte[] secret) {
+        return new TransportSettings(bindAddress, io, ioThreads, maxFrameBytes, windowBytes, memoryBytes, reliability, ordering,
+                journalDir, journalMaxBytes, journalSync, checksum, ring, connectTimeoutNanos, handshakeTimeoutNanos, maxConnections,
+                maxStreams, streamIdleTimeoutNanos, reconnectMinBackoffNanos, reconnectMaxBackoffNanos, sendTimeoutNanos,
+                closeTimeoutNanos, Optional.of(secret.clone()), tls, batch, qos);
+    }
+
+    /** These settings with streams closing within {@code nanos} (an engine's own flush timeout). */
+    public TransportSettings withCloseTimeout(long nanos) {
+        return new TransportSettings(bindAddress, io, ioThreads, maxFrameBytes, windowBytes, memoryBytes, reliability, ordering,
+                journalDir, journalMaxBytes, journalSync, checksum, ring, connectTimeoutNanos, handshakeTimeoutNanos, maxConnections,
+                maxStreams, streamIdleTimeoutNanos, reconnectMinBackoffNanos, reconnectMaxBackoffNanos, sendTimeoutNanos, nanos,
+                secret, tls, batch, qos);
+    }
+
     private static Optional<Path> existing(JetStreamConfig config, String relativeKey, String value) {
         Optional<Path> p = optionalPath(value);
         p.ifPresent(path -> {

@@ -157,7 +157,8 @@ public final class StreamReceiver implements AutoCloseable {
     /** The CONTROL frame sent right after WELCOME, or null. */
     ByteBuf welcomeControl(ByteBufAllocator alloc) {
         Supplier<byte[]> payload = welcomePayload;
-        return payload == null ? null : Frames.control(alloc, controlSequence.incrementAndGet(), welcomeTag, payload.get());
+        byte[] bytes = payload == null ? null : payload.get();
+        return bytes == null ? null : Frames.control(alloc, controlSequence.incrementAndGet(), welcomeTag, bytes);
     }
 
     // ------------------------------------------------------------------ API
@@ -188,7 +189,7 @@ public final class StreamReceiver implements AutoCloseable {
         }
     }
 
-    /** A CONTROL frame sent to each sender right after WELCOME (Storm's connect response). */
+    /** A CONTROL frame sent to each sender right after WELCOME (Storm's connect response); none when the payload is null. */
     public void setWelcomeControl(int tag, Supplier<byte[]> payload) {
         welcomeTag = tag;
         welcomePayload = payload;

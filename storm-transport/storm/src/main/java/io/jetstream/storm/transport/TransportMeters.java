@@ -1,13 +1,13 @@
 package io.jetstream.storm.transport;
 
 import io.jetstream.core.metrics.TrafficMeter;
-import java.util.List;
-import org.apache.storm.messaging.TaskMessage;
+import org.apache.storm.metrics2.StormMetricRegistry;
 
 /**
- * Traffic through JetStream's Storm connections. Each context has its own meters (registered as
- * worker gauges); {@link #PROCESS} adds up every context of this JVM: one per worker in a real
- * cluster, several when LocalCluster runs workers in one process.
+ * Tuples a worker's JetStream connections carried. Each context has its own meters (gauges
+ * {@code jetstream.transport.*} in the worker's metrics registry); {@link #PROCESS} adds up every
+ * context of this JVM: one per worker in a real cluster, several when LocalCluster runs workers in
+ * one process. Updated once per {@code send()} and per delivered batch, never per tuple.
  *
  * <p>Thread-safe: {@link TrafficMeter} is.
  */
@@ -31,25 +31,23 @@ public final class TransportMeters {
         return received;
     }
 
-    static long payloadBytes(TaskMessage message) {
-        byte[] payload = message.message();
-        return payload == null ? 0 : payload.length;
+    /** A send() handed {@code records} tuples of {@code bytes} to the transport. */
+    void onSent(long records, long bytes) {
+        sent.onBatch((int) records, bytes);
+        PROCESS.sent.onBatch((int) records, bytes);
     }
 
-    /** Counts a received batch here and in {@link #PROCESS}. Allocates nothing. */
-    void onReceived(List<TaskMessage> batch) {
-        long bytes = 0;
-        for (int i = 0, n = batch.size(); i < n; i++) {
-            bytes += payloadBytes(batch.get(i));
-        }
-        received.onBatch(batch.size(), bytes);
-        PROCESS.received.onBatch(batch.size(), bytes);
+    /** A batch of {@code records} tuples of {@code bytes} reached the worker. */
+    void onReceived(int records, long bytes) {
+        received.onBatch(records, bytes);
+        PROCESS.received.onBatch(records, bytes);
     }
 
-    /** Counts one sent message here and in {@link #PROCESS}. */
-    void onSent(TaskMessage message) {
-        long bytes = payloadBytes(message);
-        sent.onRecord(bytes);
-        PROCESS.sent.onRecord(bytes);
+    void register(StormMetricRegistry registry) {
+        registry.gauge("jetstream.transport.messages-sent", sent::records, "__system", -1);
+        registry.gauge("jetstream.transport.bytes-sent", sent::bytes, "__system", -1);
+        registry.gauge("jetstream.transport.messages-received", received::records, "__system", -1);
+        registry.gauge("jetstream.transport.bytes-received", received::bytes, "__system", -1);
+        registry.gauge("jetstream.transport.batches-received", received::batches, "__system", -1);
     }
 }

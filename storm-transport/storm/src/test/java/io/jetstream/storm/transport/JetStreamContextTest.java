@@ -27,9 +27,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * JetStream's context over Storm's real Netty context on loopback: a server and a client in this
- * JVM, messages sent through JetStream's client arrive through JetStream's server callback, in order,
- * and both sides count them.
+ * JetStream's context on loopback: a server and a client in this JVM, messages sent through the
+ * client arrive through the server's callback, in order, over JetStream's own transport — the
+ * shared-memory ring (same host) or TCP — and both sides count them; the connection response reaches
+ * the client before any message. The fallback data path is Storm's own Netty, untouched.
  */
 class JetStreamContextTest {
 
@@ -46,11 +47,14 @@ class JetStreamContextTest {
         }
     }
 
-    @Test
+    @org.junit.jupiter.params.ParameterizedTest(name = "ring {0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
-    void messagesCrossStormNettyThroughJetStreamConnections() throws Exception {
+    void messagesCrossWorkersOverJetStreamsOwnDataPath(boolean ring) throws Exception {
         JetStreamContext context = new JetStreamContext();
-        context.prepare(workerConf(), null);
+        Map<String, Object> conf = workerConf();
+        conf.put("jetstream.transport.ring.enabled", ring);
+        context.prepare(conf, null);
         List<TaskMessage> received = new CopyOnWriteArrayList<>();
         int port = freePort();
         // As the worker does: a newly connected client first receives the current back-pressure status.
@@ -87,6 +91,11 @@ class JetStreamContextTest {
             }
             assertEquals(count, context.meters().sent().records());
             assertEquals(count, context.meters().received().records());
+            io.jetstream.core.transport.netty.StreamSender stream = ((JetStreamClientConnection) client).stream();
+            assertEquals(count, stream.metrics().recordsSealed(), "JetStream's stream carried every message");
+            assertEquals(ring, stream.ringBatches() > 0, "same-host workers over the ring: " + ring + ", " + stream.metrics());
+            assertEquals(ring ? stream.metrics().batchesSent() : 0,
+                    ((JetStreamServerConnection) server).receiver().metrics().ringBatches(), "the receiver saw the same path");
             assertTrue(context.meters().received().batches() > 0);
             assertEquals(context.meters().sent().bytes(), context.meters().received().bytes());
             // The server's connect response (back-pressure off for tasks 1..7) reached the client.
@@ -105,22 +114,41 @@ class JetStreamContextTest {
     }
 
     @Test
-    void unknownDelegateIsRefusedWithTheKeyNamed() {
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void theStormNettyDataPathIsStormsOwnTransportUntouched() throws Exception {
         Map<String, Object> conf = workerConf();
-        conf.put("jetstream.storm.delegate-context", "org.example.NoSuchContext");
-        InvalidConfigurationException e = assertThrows(
-                InvalidConfigurationException.class, () -> new JetStreamContext().prepare(conf, null));
-        assertEquals("jetstream.storm.delegate-context", e.key());
-        assertTrue(e.getMessage().contains("org.example.NoSuchContext"), e.getMessage());
+        conf.put("jetstream.storm.data-path", "storm-netty");
+        JetStreamContext context = new JetStreamContext();
+        context.prepare(conf, null);
+        int port = freePort();
+        IConnection server = context.bind("topo-1", port, batch -> { }, () -> null);
+        IConnection client = context.connect("topo-1", "localhost", port, new AtomicBoolean[0]);
+        try {
+            assertEquals("org.apache.storm.messaging.netty.Client", client.getClass().getName());
+            assertEquals("org.apache.storm.messaging.netty.Server", server.getClass().getName());
+        } finally {
+            client.close();
+            context.term();
+        }
     }
 
     @Test
-    void delegateThatIsNotAContextOrIsJetStreamItselfIsRefused() {
+    void anUnknownDataPathIsRefusedWithTheKeyNamed() {
         Map<String, Object> conf = workerConf();
-        conf.put("jetstream.storm.delegate-context", String.class.getName());
-        assertThrows(InvalidConfigurationException.class, () -> new JetStreamContext().prepare(conf, null));
-        conf.put("jetstream.storm.delegate-context", JetStreamContext.class.getName());
-        assertThrows(InvalidConfigurationException.class, () -> new JetStreamContext().prepare(conf, null));
+        conf.put("jetstream.storm.data-path", "zmq");
+        InvalidConfigurationException e = assertThrows(
+                InvalidConfigurationException.class, () -> new JetStreamContext().prepare(conf, null));
+        assertEquals("jetstream.storm.data-path", e.key());
+    }
+
+    @Test
+    void authenticationWithoutATopologySecretIsRefusedAtStart() {
+        Map<String, Object> conf = workerConf();
+        conf.put("storm.messaging.netty.authentication", true);
+        conf.remove("storm.zookeeper.topology.auth.payload");
+        InvalidConfigurationException e = assertThrows(
+                InvalidConfigurationException.class, () -> new JetStreamContext().prepare(conf, null));
+        assertTrue(e.getMessage().contains("storm.zookeeper.topology.auth.payload"), e.getMessage());
     }
 
     @Test
