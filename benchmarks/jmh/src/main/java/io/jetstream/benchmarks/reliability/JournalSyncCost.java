@@ -56,6 +56,9 @@ public final class JournalSyncCost {
         }
         System.out.printf(Locale.ROOT, "journal sync cost: %,d records of 100 B per run, %d rounds, journals under %s%n",
                 records, rounds, journalDir);
+        for (String mode : MODES) { // warm-up, not counted: the first runs measure the JIT as much as the journal
+            run(mode, records / 2, Files.createTempDirectory(journalDir, "jetstream-sync-cost"));
+        }
         for (int round = 0; round < rounds; round++) {
             for (int m = 0; m < MODES.length; m++) {
                 String mode = MODES[(m + round) % MODES.length];
