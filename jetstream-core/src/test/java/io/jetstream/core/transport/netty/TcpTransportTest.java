@@ -34,9 +34,10 @@ class TcpTransportTest extends TransportContractTest {
             TransportTestSupport.await("round " + round, 10, () -> c.size() == target,
                     () -> "round " + r0 + ": delivered " + c.size() + " of " + target + "; sender " + s.metrics() + " unacked "
                             + s.unacknowledgedBatches() + "; receiver " + r.metrics() + " " + r.watermarks());
+            // While the stream is open all 16 routes share one state; a closed stream's state may be pruned at once.
+            org.junit.jupiter.api.Assertions.assertEquals(1, r.watermarks().size(), "one stream state per (peer, stream)");
             s.close();
         }
-        org.junit.jupiter.api.Assertions.assertEquals(1, r.watermarks().size(), "one stream state per (peer, stream)");
     }
 
     @Override
