@@ -1,6 +1,6 @@
 package io.jetstream.storm.cluster;
 
-import io.jetstream.storm.testing.FreePorts;
+import io.jetstream.harness.FreePorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

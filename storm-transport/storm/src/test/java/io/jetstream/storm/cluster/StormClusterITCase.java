@@ -6,10 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jetstream.storm.cluster.StormCluster.WorkerJvm;
 import io.jetstream.storm.cluster.topology.CrossWorkerTopology;
-import io.jetstream.storm.cluster.topology.TopologyResults;
-import io.jetstream.storm.cluster.topology.TopologyResults.BoltReport;
-import io.jetstream.storm.cluster.topology.TopologyResults.SpoutReport;
-import io.jetstream.storm.testing.Await;
+import io.jetstream.harness.report.TopologyResults;
+import io.jetstream.harness.report.TopologyResults.BoltReport;
+import io.jetstream.harness.report.TopologyResults.SpoutReport;
+import io.jetstream.harness.Await;
+import io.jetstream.harness.TopologyJar;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -78,7 +79,7 @@ class StormClusterITCase {
             conf.put(CrossWorkerTopology.RATE_PER_SPOUT, RATE_PER_SPOUT);
             conf.put(CrossWorkerTopology.PAYLOAD_BYTES, 64);
             cluster.submit(TOPOLOGY, conf, CrossWorkerTopology.build(WORKERS),
-                    TopologyJar.ofPackage(CrossWorkerTopology.class, cluster.home().root().resolve("topology.jar")));
+                    TopologyJar.ofPackages(cluster.home().root().resolve("topology.jar"), CrossWorkerTopology.PACKAGES));
             String topologyId = cluster.topologyId(TOPOLOGY).orElseThrow();
 
             try {

@@ -3,7 +3,7 @@ package io.jetstream.storm.transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jetstream.storm.testing.FreePorts;
+import io.jetstream.harness.FreePorts;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;

@@ -10,9 +10,11 @@ import org.apache.storm.topology.TopologyBuilder;
  * → {@code sink} ({@link SinkBolt}), both edges grouped by {@link RemoteTaskGrouping}. Acks travel to
  * the ackers and back to the spouts through the transport too.
  *
- * <p>Its tasks run in worker JVMs and report to files in the directory named by {@link #RESULTS_DIR}
- * (see {@link TopologyResults}). The spout's rate is fixed by {@link #RATE_PER_SPOUT}, or driven by a
- * control file ({@link #CONTROL_FILE}) that a benchmark rewrites to move the spouts through phases.
+ * <p>Its tasks run in worker JVMs and report to files in the directory named by {@link #RESULTS_DIR},
+ * read with {@code io.jetstream.harness.report.TopologyResults}; its jar must hold that package too
+ * ({@link #PACKAGES}). The spout's rate is fixed by {@link #RATE_PER_SPOUT}, or driven by a
+ * control file ({@link #CONTROL_FILE}, see {@code RunControl}) that a benchmark rewrites to move the
+ * spouts through phases.
  * The configuration keys avoid the {@code jetstream.} prefix, which JetStream's context validates.
  */
 public final class CrossWorkerTopology {
@@ -24,6 +26,9 @@ public final class CrossWorkerTopology {
     public static final String PAYLOAD_BYTES = "crossworker.payload.bytes";
     /** Topology configuration, optional: a file holding "phase rate", read by the spouts every 100 ms. */
     public static final String CONTROL_FILE = "crossworker.control.file";
+
+    /** One class of each package the topology's jar must hold: the topology's and the harness's report package. */
+    public static final Class<?>[] PACKAGES = {CrossWorkerTopology.class, io.jetstream.harness.report.TaskReport.class};
 
     private CrossWorkerTopology() {}
 

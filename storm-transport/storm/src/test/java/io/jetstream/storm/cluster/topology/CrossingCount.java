@@ -1,5 +1,6 @@
 package io.jetstream.storm.cluster.topology;
 
+import io.jetstream.harness.report.TaskReport;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Map;

@@ -1,10 +1,8 @@
 package io.jetstream.storm.cluster.topology;
 
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import io.jetstream.harness.report.PhaseRecorder;
+import io.jetstream.harness.report.RunControl;
+import io.jetstream.harness.report.TaskReport;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -18,29 +16,30 @@ import org.apache.storm.tuple.Fields;
 import org.apache.storm.tuple.Values;
 
 /**
- * Emits numbered tuples with a payload, each anchored to a message id that carries its emit time
- * and phase; replays what fails; measures each tuple's complete latency (ack time − emit time, both
- * on this executor's thread) in the phase it was emitted in.
+ * Emits numbered tuples with a payload, each anchored to a message id that carries its emit time and
+ * phase; replays what fails; measures each tuple's complete latency (ack time − emit time, both read
+ * on this executor's thread) in the phase it was emitted in ({@link PhaseRecorder}).
+ *
+ * <p>Pacing is open loop: at a rate r a spout emits the tuples due since the phase started (up to 64
+ * per call), so after a stall it catches up rather than shifting its schedule; the topology's
+ * max.spout.pending still bounds what is in flight.
  *
  * <p>Reports every 200 ms to {@code source-<task>} in the results directory: process id, sequence
  * numbers issued, tuples emitted (with replays), acked (distinct), failed, the contiguous prefix of
- * acked sequence numbers (every tuple below it was acked) and the phase. When a control file moves the spout to another
- * phase, the previous phase's counts and latency samples go to {@code phase-<p>-source-<task>.txt}
- * and {@code .lat}.
+ * acked sequence numbers (every tuple below it was acked) and the phase. With a control file
+ * ({@link RunControl}) a benchmark moves the spout through phases; each finished phase is written by
+ * the {@link PhaseRecorder}.
  *
  * <p>Storm calls a spout from its executor thread only.
  */
 public final class SequenceSpout extends BaseRichSpout {
     private static final long serialVersionUID = 1L;
-    private static final long CONTROL_CHECK_NANOS = 100_000_000L;
     private static final int MAX_BURST = 64;
-    private static final int MAX_SAMPLES = 4 << 20;
 
     private transient SpoutOutputCollector collector;
     private transient TaskReport report;
-    private transient Path results;
-    private transient Path control;
-    private transient int task;
+    private transient PhaseRecorder phase;
+    private transient RunControl.Reader control;
     private transient long pid;
     private transient byte[] payload;
     private transient BitSet acked;
@@ -49,44 +48,37 @@ public final class SequenceSpout extends BaseRichSpout {
     private transient long emitted;
     private transient long ackedCount;
     private transient long failed;
-    // The current phase.
-    private transient int phase;
-    private transient long rate;
-    private transient long phaseStart;
-    private transient long emittedInPhase;
-    private transient long ackedInPhase;
-    private transient long failedInPhase;
-    private transient long[] samples;
-    private transient int sampleCount;
-    private transient long lastControlCheck;
 
-    /** The message id of one emitted tuple: local to the spout's executor, never serialized. */
+    /** The message id of one emitted tuple: kept by the spout's executor, never serialized. */
     private record Emitted(long sequence, long nanos, int phase) {}
 
     @Override
     public void open(Map<String, Object> conf, TopologyContext context, SpoutOutputCollector collector) {
         this.collector = collector;
-        this.results = Path.of((String) conf.get(CrossWorkerTopology.RESULTS_DIR));
+        Path results = Path.of((String) conf.get(CrossWorkerTopology.RESULTS_DIR));
+        String task = "source-" + context.getThisTaskId();
         Object controlFile = conf.get(CrossWorkerTopology.CONTROL_FILE);
-        this.control = controlFile == null ? null : Path.of((String) controlFile);
-        this.task = context.getThisTaskId();
+        this.control = controlFile == null ? null : new RunControl.Reader(Path.of((String) controlFile), 0);
         this.pid = ProcessHandle.current().pid();
         this.payload = new byte[(int) CrossWorkerTopology.longOf(conf, CrossWorkerTopology.PAYLOAD_BYTES, 64)];
         Arrays.fill(payload, (byte) 'x');
         this.acked = new BitSet();
         this.replay = new ArrayDeque<>();
-        this.report = new TaskReport(results, "source-" + task, 200);
-        this.samples = new long[1024];
-        startPhase(0, CrossWorkerTopology.longOf(conf, CrossWorkerTopology.RATE_PER_SPOUT, 0), System.nanoTime());
+        this.report = new TaskReport(results, task, 200);
+        this.phase = new PhaseRecorder(results, task);
+        phase.start(0, CrossWorkerTopology.longOf(conf, CrossWorkerTopology.RATE_PER_SPOUT, 0), System.nanoTime());
     }
 
     @Override
     public void nextTuple() {
         long now = System.nanoTime();
-        if (control != null && now - lastControlCheck >= CONTROL_CHECK_NANOS) {
-            lastControlCheck = now;
-            readControl(now);
+        RunControl.Instruction next = control == null ? null : control.poll(now);
+        if (next != null) {
+            phase.finish(now);
+            phase.start(next.phase(), next.rate(), now);
+            report.maybeWrite(true, this::reportLine);
         }
+        long rate = phase.rate();
         if (rate < 0) {
             // paused
         } else if (!replay.isEmpty()) {
@@ -94,7 +86,7 @@ public final class SequenceSpout extends BaseRichSpout {
         } else if (rate == 0) {
             emit(nextSequence++, now);
         } else {
-            long due = (now - phaseStart) * rate / 1_000_000_000L - emittedInPhase;
+            long due = (now - phase.startNanos()) * rate / 1_000_000_000L - phase.emitted();
             for (long i = Math.min(due, MAX_BURST); i > 0; i--) {
                 emit(nextSequence++, System.nanoTime());
             }
@@ -103,9 +95,9 @@ public final class SequenceSpout extends BaseRichSpout {
     }
 
     private void emit(long sequence, long nanos) {
-        collector.emit(new Values(sequence, payload), new Emitted(sequence, nanos, phase));
+        collector.emit(new Values(sequence, payload), new Emitted(sequence, nanos, phase.phase()));
         emitted++;
-        emittedInPhase++;
+        phase.onEmit();
     }
 
     @Override
@@ -117,14 +109,8 @@ public final class SequenceSpout extends BaseRichSpout {
             acked.set(index);
             ackedCount++;
         }
-        if (e.phase() == phase) {
-            ackedInPhase++;
-            if (sampleCount == samples.length && samples.length < MAX_SAMPLES) {
-                samples = Arrays.copyOf(samples, samples.length * 2);
-            }
-            if (sampleCount < samples.length) {
-                samples[sampleCount++] = now - e.nanos();
-            }
+        if (e.phase() == phase.phase()) {
+            phase.onAck(now - e.nanos());
         }
     }
 
@@ -132,8 +118,8 @@ public final class SequenceSpout extends BaseRichSpout {
     public void fail(Object msgId) {
         Emitted e = (Emitted) msgId;
         failed++;
-        if (e.phase() == phase) {
-            failedInPhase++;
+        if (e.phase() == phase.phase()) {
+            phase.onFail();
         }
         replay.add(e.sequence());
     }
@@ -145,59 +131,6 @@ public final class SequenceSpout extends BaseRichSpout {
 
     private String reportLine() {
         return "pid=" + pid + " issued=" + nextSequence + " emitted=" + emitted + " acked=" + ackedCount + " failed=" + failed
-                + " contiguous=" + acked.nextClearBit(0) + " phase=" + phase;
-    }
-
-    private void readControl(long now) {
-        String line;
-        try {
-            if (!Files.exists(control)) {
-                return;
-            }
-            line = Files.readString(control, StandardCharsets.UTF_8).trim();
-        } catch (IOException e) {
-            return; // being replaced: read again at the next check
-        }
-        String[] fields = line.split("\\s+");
-        if (fields.length != 2) {
-            return;
-        }
-        int newPhase = Integer.parseInt(fields[0]);
-        if (newPhase != phase) {
-            writePhase(now);
-            startPhase(newPhase, Long.parseLong(fields[1]), now);
-            report.maybeWrite(true, this::reportLine);
-        }
-    }
-
-    private void startPhase(int newPhase, long newRate, long now) {
-        phase = newPhase;
-        rate = newRate;
-        phaseStart = now;
-        emittedInPhase = 0;
-        ackedInPhase = 0;
-        failedInPhase = 0;
-        sampleCount = 0;
-    }
-
-    /** The finished phase: its counts, then its latency samples (a count and that many nanosecond values). */
-    private void writePhase(long now) {
-        String name = "phase-" + phase + "-source-" + task;
-        try {
-            Path lat = results.resolve(name + ".lat");
-            try (DataOutputStream out = new DataOutputStream(new java.io.BufferedOutputStream(Files.newOutputStream(lat)))) {
-                out.writeInt(sampleCount);
-                for (int i = 0; i < sampleCount; i++) {
-                    out.writeLong(samples[i]);
-                }
-            }
-            // The .txt file last: the driver reads a phase once its .txt exists.
-            Path tmp = results.resolve(name + ".txt.tmp");
-            Files.writeString(tmp, "emitted=" + emittedInPhase + " acked=" + ackedInPhase + " failed=" + failedInPhase
-                    + " nanos=" + (now - phaseStart) + " rate=" + rate + "\n");
-            Files.move(tmp, results.resolve(name + ".txt"), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+                + " contiguous=" + acked.nextClearBit(0) + " phase=" + phase.phase();
     }
 }

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jetstream.storm.testing.Await;
-import io.jetstream.storm.testing.FreePorts;
+import io.jetstream.harness.Await;
+import io.jetstream.harness.FreePorts;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;

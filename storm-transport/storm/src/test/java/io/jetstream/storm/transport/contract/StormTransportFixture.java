@@ -3,7 +3,7 @@ package io.jetstream.storm.transport.contract;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
-import io.jetstream.storm.testing.Await;
+import io.jetstream.harness.Await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;

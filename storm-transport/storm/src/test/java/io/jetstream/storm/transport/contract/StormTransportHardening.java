@@ -3,7 +3,7 @@ package io.jetstream.storm.transport.contract;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jetstream.storm.testing.Await;
+import io.jetstream.harness.Await;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

@@ -1,4 +1,4 @@
-package io.jetstream.storm.cluster.topology;
+package io.jetstream.harness.report;
 
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
@@ -15,8 +15,11 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
- * What the tasks of a {@link CrossWorkerTopology} reported, read by the test or benchmark driving it
- * (on the same machine as the workers).
+ * What the tasks of a cross-worker topology (spout {@code source}, bolts {@code relay} and
+ * {@code sink}; one per engine) reported through {@link TaskReport}s and {@link PhaseRecorder}s, read
+ * by the test or benchmark driving it on the same machine as the workers. Spout reports hold
+ * {@code pid issued emitted acked failed contiguous phase}, bolt reports {@code pid received remote
+ * local}.
  *
  * <p>Stateless apart from the directory; each call reads the files afresh. Thread-safe.
  */
@@ -59,6 +62,7 @@ public final class TopologyResults {
     /** The phase over all {@code spouts} spout tasks, once every one of them has written it. */
     public Optional<PhaseResult> phase(int phase, int spouts) {
         String prefix = "phase-" + phase + "-source-";
+        // A spout's .txt is written after its .lat: a phase whose .txt files are all there is complete.
         List<Path> counts = list(prefix).stream().filter(f -> f.getFileName().toString().endsWith(".txt")).toList();
         if (counts.size() < spouts) {
             return Optional.empty();

@@ -1,4 +1,4 @@
-package io.jetstream.storm.testing;
+package io.jetstream.harness;
 
 import java.io.BufferedReader;
 import java.io.IOException;
