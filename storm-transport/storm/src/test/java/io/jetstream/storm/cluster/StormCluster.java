@@ -1,6 +1,7 @@
 package io.jetstream.storm.cluster;
 
 import io.jetstream.harness.FreePorts;
+import io.jetstream.harness.ScratchDirectory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -142,7 +143,7 @@ public final class StormCluster implements AutoCloseable {
             try {
                 cluster = new StormCluster(StormHome.layOut(root, extlib), this);
             } catch (Exception | Error e) {
-                deleteTree(root);
+                ScratchDirectory.delete(root);
                 throw e;
             }
             try {
@@ -320,7 +321,11 @@ public final class StormCluster implements AutoCloseable {
             }
             others += left.size();
         }
-        deleteTree(home.root());
+        try {
+            ScratchDirectory.delete(home.root());
+        } catch (UncheckedIOException e) {
+            LOG.warn("{} not deleted: {}", home.root(), e.toString());
+        }
         LOG.info("Storm cluster stopped: {} daemons, {} other processes; {} removed", daemons.size(), others, home.root());
     }
 
@@ -485,19 +490,5 @@ public final class StormCluster implements AutoCloseable {
 
     private static List<String> arguments(ProcessHandle p) {
         return p.info().arguments().map(List::of).orElse(List.of());
-    }
-
-    /** Deletes a directory tree without following symbolic links (lib/ links into the Maven repository). */
-    static void deleteTree(Path root) {
-        for (int attempt = 0; attempt < 3 && Files.exists(root); attempt++) {
-            try (Stream<Path> paths = Files.walk(root)) {
-                for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(p);
-                }
-            } catch (IOException | UncheckedIOException e) {
-                LOG.warn("deleting {} (attempt {}): {}", root, attempt + 1, e.toString());
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500));
-            }
-        }
     }
 }
