@@ -52,6 +52,25 @@ public final class Arguments {
         return values.getOrDefault(name, List.of());
     }
 
+    /**
+     * A repeatable {@code --name key=value} option as engine configuration entries: whole numbers
+     * become longs, {@code true}/{@code false} booleans, anything else a string.
+     */
+    public Map<String, Object> configuration(String name) {
+        Map<String, Object> conf = new LinkedHashMap<>();
+        for (String entry : all(name)) {
+            int eq = entry.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("--" + name + ": expected key=value, got " + entry);
+            }
+            String value = entry.substring(eq + 1);
+            Object typed = value.matches("-?\\d+") ? (Object) Long.parseLong(value)
+                    : value.equals("true") || value.equals("false") ? (Object) Boolean.parseBoolean(value) : value;
+            conf.put(entry.substring(0, eq), typed);
+        }
+        return conf;
+    }
+
     /** Fails if an option was given that the benchmark never asked for. */
     public void requireAllRead() {
         List<String> unknown = values.keySet().stream().filter(k -> !read.contains(k)).toList();

@@ -1,14 +1,13 @@
 package io.jetstream.benchmarks.storm;
 
 import io.jetstream.benchmarks.storm.TopologyRun.Deployment;
-import io.jetstream.benchmarks.storm.TopologyRun.Phase;
 import io.jetstream.harness.Arguments;
-import io.jetstream.harness.LatencySummary;
 import io.jetstream.harness.ScratchDirectory;
-import io.jetstream.harness.TextTable;
+import io.jetstream.harness.report.PhaseComparison;
+import io.jetstream.harness.report.PhaseSchedule;
+import io.jetstream.harness.report.PhaseSchedule.Phase;
 import io.jetstream.harness.report.TopologyResults.PhaseResult;
 import io.jetstream.storm.cluster.StormCluster;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,7 +49,7 @@ public final class StormCrossHostBenchmark {
     private final Deployment deployment;
     private final Map<String, Object> stockConf;
     private final Map<String, Object> oursConf;
-    private final Map<String, Map<String, List<PhaseResult>>> results = new LinkedHashMap<>();
+    private final PhaseComparison results = new PhaseComparison();
 
     private StormCrossHostBenchmark(Arguments args) {
         this.stock = args.string("stock", StormHopLatency.STOCK);
@@ -64,8 +63,8 @@ public final class StormCrossHostBenchmark {
         this.settleSeconds = args.integer("settle-seconds", 3);
         this.seconds = args.integer("seconds", 10);
         this.deployment = new Deployment(2, 2, args.integer("payload-bytes", 1_024), args.integer("max-spout-pending", 1_000));
-        this.stockConf = TopologyConf.parse(args.all("stock-conf"));
-        this.oursConf = TopologyConf.parse(args.all("ours-conf"));
+        this.stockConf = args.configuration("stock-conf");
+        this.oursConf = args.configuration("ours-conf");
         args.requireAllRead();
     }
 
@@ -102,11 +101,11 @@ public final class StormCrossHostBenchmark {
             for (int batch : batchSizes) {
                 Map<String, Object> conf = new LinkedHashMap<>(stockConf);
                 conf.put(Config.STORM_NETTY_MESSAGE_BATCH_SIZE, batch);
-                List<Phase> phases = List.of(Phase.settle(lowRates.get(0), warmupSeconds), Phase.settle(0, settleSeconds),
-                        Phase.measure("max throughput", 0, seconds));
-                PhaseResult max = TopologyRun.run(cluster, "sweep-" + submission++, stock, conf, deployment, phases, scratch.path())
+                PhaseSchedule sweep = new PhaseSchedule(List.of(Phase.settle(lowRates.get(0), warmupSeconds), Phase.settle(0, settleSeconds),
+                        Phase.measure("max throughput", 0, seconds)));
+                PhaseResult max = TopologyRun.run(cluster, "sweep-" + submission++, stock, conf, deployment, sweep, scratch.path())
                         .get("max throughput");
-                System.out.printf("sweep stock transfer.batch.size %,9d B: %s%n", batch, TopologyRun.describe(max));
+                System.out.printf("sweep stock transfer.batch.size %,9d B: %s%n", batch, PhaseSchedule.describe(max));
                 if (max.throughput() > best) {
                     best = max.throughput();
                     bestBatch = batch;
@@ -120,12 +119,12 @@ public final class StormCrossHostBenchmark {
                 List<String> order = round % 2 == 0 ? List.of("stock", "ours") : List.of("ours", "stock");
                 for (String side : order) {
                     Map<String, PhaseResult> phases = TopologyRun.run(cluster, "cross-" + side + "-" + submission++,
-                            side.equals("stock") ? stock : ours, side.equals("stock") ? bestStock : oursConf, deployment, phases(),
+                            side.equals("stock") ? stock : ours, side.equals("stock") ? bestStock : oursConf, deployment,
+                            PhaseSchedule.ratesThenMaximum(lowRates, warmupSeconds, settleSeconds, seconds, true),
                             scratch.path());
                     for (Map.Entry<String, PhaseResult> p : phases.entrySet()) {
-                        results.computeIfAbsent(p.getKey(), k -> new LinkedHashMap<>()).computeIfAbsent(side, k -> new ArrayList<>())
-                                .add(p.getValue());
-                        System.out.printf("round %d/%d %-5s %-18s %s%n", round + 1, rounds, side, p.getKey(), TopologyRun.describe(p.getValue()));
+                        results.add(p.getKey(), side, p.getValue());
+                        System.out.printf("round %d/%d %-5s %-18s %s%n", round + 1, rounds, side, p.getKey(), PhaseSchedule.describe(p.getValue()));
                     }
                 }
             }
@@ -134,33 +133,8 @@ public final class StormCrossHostBenchmark {
         }
     }
 
-    private List<Phase> phases() {
-        List<Phase> phases = new ArrayList<>();
-        phases.add(Phase.settle(lowRates.get(0), warmupSeconds));
-        for (int rate : lowRates) {
-            phases.add(Phase.settle(rate, settleSeconds));
-            phases.add(Phase.measure(String.format("%,d tuples/s", rate), rate, seconds));
-        }
-        phases.add(Phase.settle(0, settleSeconds));
-        phases.add(Phase.measure("max throughput", 0, seconds));
-        return phases;
-    }
-
     private void printResults(int bestBatch) {
-        TextTable table = new TextTable("phase", "stock p50 ms", "stock p99 ms", "stock acked/s", "ours p50 ms", "ours p99 ms", "ours acked/s",
-                "p50 ours/stock", "throughput ours/stock");
-        for (Map.Entry<String, Map<String, List<PhaseResult>>> e : results.entrySet()) {
-            List<PhaseResult> s = e.getValue().getOrDefault("stock", List.of());
-            List<PhaseResult> o = e.getValue().getOrDefault("ours", List.of());
-            LatencySummary sl = LatencySummary.ofAll(s.stream().map(PhaseResult::latencies).toList());
-            LatencySummary ol = LatencySummary.ofAll(o.stream().map(PhaseResult::latencies).toList());
-            double st = s.stream().mapToDouble(PhaseResult::throughput).average().orElse(Double.NaN);
-            double ot = o.stream().mapToDouble(PhaseResult::throughput).average().orElse(Double.NaN);
-            table.row(e.getKey(), TextTable.number(sl.p50Micros() / 1e3, 2), TextTable.number(sl.p99Micros() / 1e3, 2), TextTable.number(st, 0),
-                    TextTable.number(ol.p50Micros() / 1e3, 2), TextTable.number(ol.p99Micros() / 1e3, 2), TextTable.number(ot, 0),
-                    TextTable.number(ol.p50Micros() / sl.p50Micros(), 2), TextTable.number(ot / st, 2));
-        }
-        System.out.printf("%nPooled over %d rounds; stock with transfer.batch.size %,d B (stock = %s, ours = %s):%n%n%s", rounds, bestBatch,
-                stock, ours, table);
+        System.out.printf("%nComplete latency pooled over %d rounds, throughput averaged; stock with transfer.batch.size %,d B (stock = %s, ours = %s):%n%n%s",
+                rounds, bestBatch, stock, ours, results.table());
     }
 }

@@ -1,11 +1,10 @@
 package io.jetstream.benchmarks.storm;
 
 import io.jetstream.benchmarks.storm.TopologyRun.Deployment;
-import io.jetstream.benchmarks.storm.TopologyRun.Phase;
 import io.jetstream.harness.Arguments;
-import io.jetstream.harness.LatencySummary;
 import io.jetstream.harness.ScratchDirectory;
-import io.jetstream.harness.TextTable;
+import io.jetstream.harness.report.PhaseComparison;
+import io.jetstream.harness.report.PhaseSchedule;
 import io.jetstream.harness.report.TopologyResults.PhaseResult;
 import io.jetstream.storm.cluster.StormCluster;
 import java.util.ArrayList;
@@ -45,8 +44,7 @@ public final class StormTopologyBenchmark {
     private final Map<String, Object> stockConf;
     private final Map<String, Object> oursConf;
     private final String logsTo;
-    /** Results by phase name, then side, one per round. */
-    private final Map<String, Map<String, List<PhaseResult>>> results = new LinkedHashMap<>();
+    private final PhaseComparison results = new PhaseComparison();
 
     private StormTopologyBenchmark(Arguments args) {
         this.stock = args.string("stock", StormHopLatency.STOCK);
@@ -58,8 +56,8 @@ public final class StormTopologyBenchmark {
         this.settleSeconds = args.integer("settle-seconds", 3);
         this.seconds = args.integer("seconds", 15);
         this.deployment = new Deployment(workers, workers, args.integer("payload-bytes", 128), args.integer("max-spout-pending", 1_000));
-        this.stockConf = TopologyConf.parse(args.all("stock-conf"));
-        this.oursConf = TopologyConf.parse(args.all("ours-conf"));
+        this.stockConf = args.configuration("stock-conf");
+        this.oursConf = args.configuration("ours-conf");
         this.logsTo = args.string("logs-to", "");
         args.requireAllRead();
         if (workers < 4) {
@@ -69,18 +67,6 @@ public final class StormTopologyBenchmark {
 
     public static void main(String[] argv) throws Exception {
         new StormTopologyBenchmark(new Arguments(argv)).run();
-    }
-
-    private List<Phase> phases() {
-        List<Phase> phases = new ArrayList<>();
-        phases.add(Phase.settle(rates.get(0), warmupSeconds));
-        for (int rate : rates) {
-            phases.add(Phase.settle(rate, settleSeconds));
-            phases.add(Phase.measure(String.format("%,d tuples/s", rate), rate, seconds));
-        }
-        phases.add(Phase.settle(0, settleSeconds));
-        phases.add(Phase.measure("max throughput", 0, seconds));
-        return phases;
     }
 
     private void run() throws Exception {
@@ -103,11 +89,10 @@ public final class StormTopologyBenchmark {
                     String contextClass = side.equals("stock") ? stock : ours;
                     Map<String, Object> conf = side.equals("stock") ? stockConf : oursConf;
                     Map<String, PhaseResult> phases = TopologyRun.run(cluster, "bench-" + side + "-" + submission++, contextClass, conf,
-                            deployment, phases(), scratch.path());
+                            deployment, PhaseSchedule.ratesThenMaximum(rates, warmupSeconds, settleSeconds, seconds, true), scratch.path());
                     for (Map.Entry<String, PhaseResult> p : phases.entrySet()) {
-                        results.computeIfAbsent(p.getKey(), k -> new LinkedHashMap<>()).computeIfAbsent(side, k -> new ArrayList<>())
-                                .add(p.getValue());
-                        System.out.printf("round %d/%d %-5s %-18s %s%n", round + 1, rounds, side, p.getKey(), TopologyRun.describe(p.getValue()));
+                        results.add(p.getKey(), side, p.getValue());
+                        System.out.printf("round %d/%d %-5s %-18s %s%n", round + 1, rounds, side, p.getKey(), PhaseSchedule.describe(p.getValue()));
                     }
                 }
             }
@@ -120,24 +105,7 @@ public final class StormTopologyBenchmark {
     }
 
     private void printResults() {
-        TextTable table = new TextTable("phase", "stock p50 ms", "stock p99 ms", "stock acked/s", "ours p50 ms", "ours p99 ms", "ours acked/s",
-                "p50 ours/stock", "p99 ours/stock", "throughput ours/stock");
-        for (Map.Entry<String, Map<String, List<PhaseResult>>> e : results.entrySet()) {
-            List<PhaseResult> s = e.getValue().getOrDefault("stock", List.of());
-            List<PhaseResult> o = e.getValue().getOrDefault("ours", List.of());
-            LatencySummary sl = LatencySummary.ofAll(s.stream().map(PhaseResult::latencies).toList());
-            LatencySummary ol = LatencySummary.ofAll(o.stream().map(PhaseResult::latencies).toList());
-            double st = meanThroughput(s);
-            double ot = meanThroughput(o);
-            table.row(e.getKey(), TextTable.number(sl.p50Micros() / 1e3, 2), TextTable.number(sl.p99Micros() / 1e3, 2), TextTable.number(st, 0),
-                    TextTable.number(ol.p50Micros() / 1e3, 2), TextTable.number(ol.p99Micros() / 1e3, 2), TextTable.number(ot, 0),
-                    TextTable.number(ol.p50Micros() / sl.p50Micros(), 2), TextTable.number(ol.p99Micros() / sl.p99Micros(), 2),
-                    TextTable.number(ot / st, 2));
-        }
-        System.out.printf("%nComplete latency pooled over %d rounds, throughput averaged (stock = %s, ours = %s):%n%n%s", rounds, stock, ours, table);
-    }
-
-    private static double meanThroughput(List<PhaseResult> runs) {
-        return runs.stream().mapToDouble(PhaseResult::throughput).average().orElse(Double.NaN);
+        System.out.printf("%nComplete latency pooled over %d rounds, throughput averaged (stock = %s, ours = %s):%n%n%s", rounds, stock, ours,
+                results.table());
     }
 }
