@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>every tuple crosses workers twice (no bolt received a tuple from its own worker) and every
  *       tuple is acked (each spout's contiguous acked prefix passes 2,000);
- *   <li>each of the four workers built its context from the class under test (its log says so);
+ *   <li>each of the four workers built its context from the class under test (its log says so) and
+ *       runs with JetStream's JVM flags ({@code jetstream.jvm.flags}, through {@code worker.childopts});
  *   <li>one worker is killed with SIGKILL: its supervisor starts a new JVM on the same port, and the
  *       topology recovers: every tuple emitted before the kill is acked (the lost ones replayed after
  *       the message timeout) and every spout acks 1,000 more;
@@ -94,10 +95,13 @@ class StormClusterITCase {
                     assertTrue(bolts.stream().allMatch(b -> b.received() > 0 && b.local() == 0),
                             "every " + component + " task received tuples, none from its own worker: " + bolts);
                 }
+                List<String> flags = List.of(jvmFlags.trim().split("\\s+"));
                 for (WorkerJvm worker : workers) {
                     String log = Files.readString(cluster.workerLog(topologyId, worker.port()));
                     assertTrue(log.contains("Storm peer transport plugin:" + contextClass),
                             "worker on port " + worker.port() + " built " + contextClass);
+                    List<String> arguments = worker.handle().info().arguments().map(List::of).orElse(List.of());
+                    assertTrue(arguments.containsAll(flags), "worker on port " + worker.port() + " runs with jetstream.jvm.flags: " + arguments);
                 }
 
                 // Kill -9 the first worker of the second supervisor; the supervisor must start it again.
