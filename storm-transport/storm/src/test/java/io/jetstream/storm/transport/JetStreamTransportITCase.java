@@ -3,6 +3,7 @@ package io.jetstream.storm.transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jetstream.harness.FreePorts;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -39,7 +40,8 @@ class JetStreamTransportITCase {
         try (LocalCluster cluster = new LocalCluster.Builder()
                 .withSupervisors(2)
                 .withPortsPerSupervisor(1)
-                .withSupervisorSlotPortMin(16700)
+                // LocalCluster numbers the slots of its supervisors upwards from this port.
+                .withSupervisorSlotPortMin(FreePorts.consecutive(2))
                 .withDaemonConf(daemon)
                 .build()) {
             cluster.submitTopology("jetstream-sequence", topology, SequenceTopology.build(TUPLES));

@@ -1,0 +1,47 @@
+package io.jetstream.benchmarks.storm;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Properties;
+
+/**
+ * What the build fixed for the Storm benchmarks (resource {@code jetstream-storm-benchmarks.properties},
+ * filtered by Maven): the JVM flags every worker needs on Java 17 (the root POM's
+ * {@code jetstream.jvm.flags}) and the shaded transport jar for the workers' {@code extlib/}.
+ *
+ * <p>Immutable; thread-safe.
+ */
+final class BenchmarkEnvironment {
+    private final Properties properties = new Properties();
+
+    BenchmarkEnvironment() {
+        try (InputStream in = BenchmarkEnvironment.class.getResourceAsStream("/jetstream-storm-benchmarks.properties")) {
+            if (in == null) {
+                throw new IllegalStateException("jetstream-storm-benchmarks.properties missing: build with Maven");
+            }
+            properties.load(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    String workerJvmFlags() {
+        return properties.getProperty("jetstream.jvm.flags");
+    }
+
+    /** JetStream's shaded Storm transport jar; fails with the command that builds it if missing. */
+    Path transportJar() {
+        Path jar = Path.of(System.getProperty("storm.transport.jar", properties.getProperty("storm.transport.jar"))).normalize();
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException(jar + " missing: ./mvnw -q -DskipTests package -pl storm-transport/storm -am");
+        }
+        return jar;
+    }
+
+    static String java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+}

@@ -1,0 +1,140 @@
+package io.jetstream.benchmarks.storm;
+
+import io.jetstream.benchmarks.storm.TopologyRun.Deployment;
+import io.jetstream.harness.Arguments;
+import io.jetstream.harness.ScratchDirectory;
+import io.jetstream.harness.report.PhaseComparison;
+import io.jetstream.harness.report.PhaseSchedule;
+import io.jetstream.harness.report.PhaseSchedule.Phase;
+import io.jetstream.harness.report.TopologyResults.PhaseResult;
+import io.jetstream.storm.cluster.StormCluster;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.storm.Config;
+
+/**
+ * Storm's stock messaging context against ours between two "hosts" joined by a shaped link: a real
+ * Storm cluster whose first supervisor runs in this network namespace and whose second runs in a
+ * namespace of its own behind a veth pair, each direction shaped by {@code tc tbf} (100 Mbit/s by
+ * default; {@code netem} is not available in this kernel) ({@link ShapedNamespace}). One slot per
+ * supervisor, so the cross-worker topology's two workers sit on either side and every tuple crosses
+ * the link twice (there and back); ZooKeeper and Nimbus run on this side.
+ *
+ * <p>Stock is first given its best {@code storm.messaging.netty.transfer.batch.size}: a sweep of
+ * maximum throughput over {@code --batch-sizes} picks it. Then, in rounds alternating which context
+ * goes first: complete latency p50/p99 at low fixed rates, and maximum throughput.
+ *
+ * <p>Needs root (network namespaces, tc); otherwise prints why and exits with 0.
+ *
+ * <pre>
+ * sudo ./mvnw -q -Pstorm-bench -DskipTests package -pl benchmarks/storm -am -Dbench.class=StormCrossHostBenchmark \
+ *   -Dbench.args="--rounds 2 --seconds 15"
+ * options: --stock CLASS --ours CLASS --rounds 2 --link-rate 100mbit --link-burst 32kb --low-rates 100,1000
+ *          --batch-sizes 16384,65536,262144,1048576 --warmup-seconds 15 --settle-seconds 3 --seconds 10
+ *          --payload-bytes 1024 --max-spout-pending 1000 --stock-conf key=value --ours-conf key=value
+ * </pre>
+ */
+public final class StormCrossHostBenchmark {
+    private final String stock;
+    private final String ours;
+    private final int rounds;
+    private final String linkRate;
+    private final String linkBurst;
+    private final List<Integer> lowRates;
+    private final List<Integer> batchSizes;
+    private final int warmupSeconds;
+    private final int settleSeconds;
+    private final int seconds;
+    private final Deployment deployment;
+    private final Map<String, Object> stockConf;
+    private final Map<String, Object> oursConf;
+    private final PhaseComparison results = new PhaseComparison();
+
+    private StormCrossHostBenchmark(Arguments args) {
+        this.stock = args.string("stock", StormHopLatency.STOCK);
+        this.ours = args.string("ours", StormHopLatency.JETSTREAM);
+        this.rounds = args.integer("rounds", 2);
+        this.linkRate = args.string("link-rate", "100mbit");
+        this.linkBurst = args.string("link-burst", "32kb");
+        this.lowRates = args.integers("low-rates", List.of(100, 1_000));
+        this.batchSizes = args.integers("batch-sizes", List.of(16_384, 65_536, 262_144, 1_048_576));
+        this.warmupSeconds = args.integer("warmup-seconds", 15);
+        this.settleSeconds = args.integer("settle-seconds", 3);
+        this.seconds = args.integer("seconds", 10);
+        this.deployment = new Deployment(2, 2, args.integer("payload-bytes", 1_024), args.integer("max-spout-pending", 1_000));
+        this.stockConf = args.configuration("stock-conf");
+        this.oursConf = args.configuration("ours-conf");
+        args.requireAllRead();
+    }
+
+    public static void main(String[] argv) throws Exception {
+        StormCrossHostBenchmark benchmark = new StormCrossHostBenchmark(new Arguments(argv));
+        if (!ShapedNamespace.runningAsRoot()) {
+            System.out.println("StormCrossHostBenchmark needs root (ip netns, tc tbf) to make the second host; not run.");
+            return;
+        }
+        benchmark.run();
+    }
+
+    private void run() throws Exception {
+        BenchmarkEnvironment env = new BenchmarkEnvironment();
+        System.out.printf("Storm across a shaped link (%s each way, tc tbf burst %s): two supervisors in two network namespaces, one worker each%n"
+                + "stock = %s%nours  = %s%n%d B payload, max.spout.pending %d, %d s per measured phase%n%n",
+                linkRate, linkBurst, stock, ours, deployment.payloadBytes(), deployment.maxSpoutPending(), seconds);
+        try (ScratchDirectory scratch = ScratchDirectory.create("jetstream-storm-crosshost-");
+                ShapedNamespace link = ShapedNamespace.create(linkRate, linkBurst);
+                StormCluster cluster = StormCluster.builder()
+                        .extlib(env.transportJar())
+                        .workerJvmFlags(env.workerJvmFlags())
+                        .workerJvmOptions("-Xmx768m")
+                        .coordinatorHost(link.hostAddress())
+                        .supervisor(link.hostAddress(), 1)
+                        .supervisor(link.peerAddress(), 1, link.peerPrefix())
+                        .start()) {
+            System.out.printf("cluster up: supervisors %s (this namespace) and %s (behind the link)%n", link.hostAddress(), link.peerAddress());
+            int submission = 0;
+
+            // Stock at its best batch size: maximum throughput per transfer.batch.size.
+            int bestBatch = -1;
+            double best = -1;
+            for (int batch : batchSizes) {
+                Map<String, Object> conf = new LinkedHashMap<>(stockConf);
+                conf.put(Config.STORM_NETTY_MESSAGE_BATCH_SIZE, batch);
+                PhaseSchedule sweep = new PhaseSchedule(List.of(Phase.settle(lowRates.get(0), warmupSeconds), Phase.settle(0, settleSeconds),
+                        Phase.measure("max throughput", 0, seconds)));
+                PhaseResult max = TopologyRun.run(cluster, "sweep-" + submission++, stock, conf, deployment, sweep, scratch.path())
+                        .get("max throughput");
+                System.out.printf("sweep stock transfer.batch.size %,9d B: %s%n", batch, PhaseSchedule.describe(max));
+                if (max.throughput() > best) {
+                    best = max.throughput();
+                    bestBatch = batch;
+                }
+            }
+            System.out.printf("stock's best storm.messaging.netty.transfer.batch.size: %,d B%n%n", bestBatch);
+            Map<String, Object> bestStock = new LinkedHashMap<>(stockConf);
+            bestStock.put(Config.STORM_NETTY_MESSAGE_BATCH_SIZE, bestBatch);
+
+            for (int round = 0; round < rounds; round++) {
+                List<String> order = round % 2 == 0 ? List.of("stock", "ours") : List.of("ours", "stock");
+                for (String side : order) {
+                    Map<String, PhaseResult> phases = TopologyRun.run(cluster, "cross-" + side + "-" + submission++,
+                            side.equals("stock") ? stock : ours, side.equals("stock") ? bestStock : oursConf, deployment,
+                            PhaseSchedule.ratesThenMaximum(lowRates, warmupSeconds, settleSeconds, seconds, true),
+                            scratch.path());
+                    for (Map.Entry<String, PhaseResult> p : phases.entrySet()) {
+                        results.add(p.getKey(), side, p.getValue());
+                        System.out.printf("round %d/%d %-5s %-18s %s%n", round + 1, rounds, side, p.getKey(), PhaseSchedule.describe(p.getValue()));
+                    }
+                }
+            }
+            System.out.printf("%nthe link after the runs:%n%s%n", link.describe());
+            printResults(bestBatch);
+        }
+    }
+
+    private void printResults(int bestBatch) {
+        System.out.printf("%nComplete latency pooled over %d rounds, throughput averaged; stock with transfer.batch.size %,d B (stock = %s, ours = %s):%n%n%s",
+                rounds, bestBatch, stock, ours, results.table());
+    }
+}
