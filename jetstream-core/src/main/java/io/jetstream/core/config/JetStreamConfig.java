@@ -2,9 +2,11 @@ package io.jetstream.core.config;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -25,7 +27,9 @@ public final class JetStreamConfig {
     }
 
     /**
-     * Reads and validates the given groups from an engine configuration.
+     * Reads and validates the given groups from an engine configuration. A key under a group's prefix
+     * is unknown when none of the given groups declares it: groups that share a prefix (an engine-free
+     * group and an engine's own options under the same product prefix) are checked together.
      *
      * @param scope the engine whose prefix the keys carry
      * @param raw the engine's whole configuration (keys outside the groups are ignored)
@@ -35,16 +39,24 @@ public final class JetStreamConfig {
     public static JetStreamConfig load(ConfigScope scope, Map<String, ?> raw, OptionGroup... groups) {
         Map<String, ?> sorted = new TreeMap<>(raw == null ? Map.of() : nonNullKeys(raw));
         Map<ConfigOption<?>, Object> values = new IdentityHashMap<>();
+        Set<String> declared = new HashSet<>();
         for (OptionGroup group : groups) {
-            String groupPrefix = scope.prefix() + group.relativePrefix();
-            List<String> known = new ArrayList<>();
             for (ConfigOption<?> option : group.options()) {
                 String key = scope.keyOf(option);
-                known.add(key);
+                declared.add(key);
                 values.put(option, option.parse(key, sorted.get(key)));
             }
+        }
+        for (OptionGroup group : groups) {
+            String groupPrefix = scope.prefix() + group.relativePrefix();
             for (String key : sorted.keySet()) {
-                if (key.startsWith(groupPrefix) && !known.contains(key)) {
+                if (key.startsWith(groupPrefix) && !declared.contains(key)) {
+                    List<String> known = new ArrayList<>();
+                    for (OptionGroup g : groups) {
+                        if (g.relativePrefix().equals(group.relativePrefix())) {
+                            g.options().forEach(o -> known.add(scope.keyOf(o)));
+                        }
+                    }
                     throw new InvalidConfigurationException(
                             key, "unknown " + group.title() + " option; known options are " + known);
                 }
