@@ -6,6 +6,7 @@ import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
 import io.jetstream.scheduler.placement.NodeSlots;
 import io.jetstream.scheduler.placement.Placement;
+import io.jetstream.scheduler.placement.PlacementOptions;
 import io.jetstream.scheduler.placement.PlacementPlanner;
 import io.jetstream.scheduler.placement.RebalancePolicy;
 import io.jetstream.scheduler.placement.TaskGraph;
@@ -86,15 +87,11 @@ public class JetStreamScheduler implements IScheduler {
 
     @Override
     public void prepare(Map<String, Object> conf, StormMetricsRegistry metricsRegistry) {
-        config = JetStreamConfig.load(ConfigScope.STORM, conf, JetStreamSchedulerOptions.GROUP);
+        config = JetStreamConfig.load(ConfigScope.STORM, conf, JetStreamSchedulerOptions.groups());
         mode = config.get(JetStreamSchedulerOptions.MODE);
         nodeKey = config.get(JetStreamSchedulerOptions.NODE);
-        planner = JetStreamSchedulerOptions.planner(config);
-        rebalancePolicy = new RebalancePolicy(
-                config.get(JetStreamSchedulerOptions.REBALANCE_MIN_PERIOD_MS),
-                config.get(JetStreamSchedulerOptions.REBALANCE_MIN_GAIN),
-                config.get(JetStreamSchedulerOptions.REBALANCE_MIN_TRAFFIC),
-                config.get(JetStreamSchedulerOptions.REBALANCE_MAX_IMBALANCE));
+        planner = PlacementOptions.planner(config);
+        rebalancePolicy = PlacementOptions.rebalancePolicy(config);
         trafficStore = mode == JetStreamSchedulerOptions.Mode.ONLINE
                 ? TrafficStores.open(config, conf, DaemonType.NIMBUS) : null;
         staleAfterMillis = config.get(JetStreamSchedulerOptions.TRAFFIC_STALE_MS);
