@@ -56,6 +56,18 @@ public final class KWayRefinement {
      */
     public Outcome refine(RefinementObjective objective, int[] workerOf, int workers, TaskGraph neighbours,
                           long seed) {
+        return refine(objective, workerOf, workers, neighbours, seed, 1);
+    }
+
+    /**
+     * {@link #refine(RefinementObjective, int[], int, TaskGraph, long)} within {@code budgetShare} of the
+     * time budget (a placement that refines several times shares the budget between the passes).
+     */
+    public Outcome refine(RefinementObjective objective, int[] workerOf, int workers, TaskGraph neighbours,
+                          long seed, double budgetShare) {
+        if (!(budgetShare >= 0 && budgetShare <= 1)) {
+            throw new IllegalArgumentException("budgetShare must be in [0, 1]: " + budgetShare);
+        }
         int n = workerOf.length;
         objective.reset(workerOf);
         double before = objective.value();
@@ -66,7 +78,7 @@ public final class KWayRefinement {
         SplittableRandom random = new SplittableRandom(seed);
         long maxAttempts = (long) attemptsPerTask * n;
         long patience = 20L * n;
-        long deadline = nanoClock.getAsLong() + timeBudgetNanos;
+        long deadline = nanoClock.getAsLong() + (long) (timeBudgetNanos * budgetShare);
         double value = before;
         long attempts = 0;
         long changes = 0;

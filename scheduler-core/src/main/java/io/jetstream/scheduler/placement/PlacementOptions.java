@@ -14,6 +14,23 @@ import java.util.List;
 public final class PlacementOptions {
     private PlacementOptions() {}
 
+    public static final ConfigOption<PlacementPlanner.StructuralRates> STRUCTURE_RATES = ConfigOption.enumOption(
+            "scheduler.structure.rates", PlacementPlanner.StructuralRates.class, PlacementPlanner.StructuralRates.UNKNOWN,
+            "What a placement from the topology's structure (before any traffic is measured) assumes of the rates: "
+                    + "`unknown` keeps every component spread over the nodes as the even scheduler spreads it (at most "
+                    + "ceil(tasks x node share) of its tasks on a node) and only pairs tasks within that to cut traffic, "
+                    + "so no node is hotter than under the even scheduler whatever the rates; `uniform` trusts the "
+                    + "structure's rates (every task carries the same, TurboStream's offline model) and consolidates by "
+                    + "them: less traffic when that holds, hot nodes when filters, joins or hot keys make it false.");
+
+    public static final ConfigOption<Double> STRUCTURE_RATE_SPREAD = ConfigOption.doubleOption(
+            "scheduler.structure.rate-spread", 1.0, 0.0, 5.0,
+            "With `scheduler.structure.rates: unknown`: how widely the rates are taken to vary, as the standard "
+                    + "deviation of the natural logarithm of a bolt's selectivity (costs per tuple and the shares of "
+                    + "a component's streams vary half as much). A placement from structure may not make the hottest "
+                    + "node expected hotter than the even scheduler's over 32 rate models drawn so; 0 holds it to the "
+                    + "structure's own rates.");
+
     public static final ConfigOption<TaskAssignment.WithinNode> WITHIN_NODE = ConfigOption.enumOption(
             "scheduler.within-node", TaskAssignment.WithinNode.class, TaskAssignment.WithinNode.PARTITION,
             "How a node's executors go onto its workers: `partition` continues the traffic-aware split over "
@@ -52,9 +69,10 @@ public final class PlacementOptions {
 
     public static final ConfigOption<Long> REFINE_TIME_BUDGET_MS = ConfigOption.longOption(
             "scheduler.refine.time-budget-ms", 300, 0, 60_000,
-            "Longest one k-way pass may run (it stops earlier once changes stop paying). A placement makes one "
-                    + "pass; a topology with local-or-shuffle streams makes three (over the task-pair graph, then "
-                    + "for Storm's routing from that plan and from a deal of the components over the workers).");
+            "Longest the k-way refinement of one placement may run (it stops earlier once changes stop paying). "
+                    + "A topology with local-or-shuffle streams placed from structure shares it between three passes "
+                    + "(over the task-pair graph, then for Storm's routing from that plan and from a deal of the "
+                    + "components over the workers).");
 
     public static final ConfigOption<Long> REBALANCE_MIN_PERIOD_MS = ConfigOption.longOption(
             "scheduler.rebalance.min-period-ms", 600_000, 0, 86_400_000,
@@ -82,7 +100,7 @@ public final class PlacementOptions {
                     + "by `io.jetstream.scheduler.storm.JetStreamScheduler` when Nimbus starts and by "
                     + "`io.jetstream.jstorm.scheduler.JStormAssignmentPlanner` from the topology's configuration at "
                     + "submission (which uses the placement options only: JStorm never rebalances). See docs/scheduler.md.",
-            List.of(WITHIN_NODE, TASK_THRESHOLD, MAX_PARENT_SHARE, BALANCE_FACTOR, MAX_BFS_STARTS, REFINE,
+            List.of(STRUCTURE_RATES, STRUCTURE_RATE_SPREAD, WITHIN_NODE, TASK_THRESHOLD, MAX_PARENT_SHARE, BALANCE_FACTOR, MAX_BFS_STARTS, REFINE,
                     REFINE_ATTEMPTS, REFINE_TIME_BUDGET_MS,
                     REBALANCE_MIN_PERIOD_MS, REBALANCE_MIN_GAIN, REBALANCE_MIN_TRAFFIC, REBALANCE_MAX_IMBALANCE));
 
@@ -96,7 +114,9 @@ public final class PlacementOptions {
                 config.get(WITHIN_NODE),
                 config.get(REFINE),
                 new KWayRefinement(config.get(REFINE_ATTEMPTS), config.get(REFINE_TIME_BUDGET_MS) * 1_000_000L,
-                        System::nanoTime));
+                        System::nanoTime),
+                config.get(STRUCTURE_RATES),
+                config.get(STRUCTURE_RATE_SPREAD));
     }
 
     /** The rebalance policy these options describe. */

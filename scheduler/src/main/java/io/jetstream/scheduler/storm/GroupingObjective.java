@@ -1,5 +1,6 @@
 package io.jetstream.scheduler.storm;
 
+import io.jetstream.scheduler.placement.LoadRisk;
 import io.jetstream.scheduler.placement.NodeSlots;
 import io.jetstream.scheduler.placement.RefinementObjective;
 import io.jetstream.scheduler.placement.TopologyStructure;
@@ -59,6 +60,11 @@ final class GroupingObjective implements RefinementObjective {
     private final int[][] inputSource;
     private final Kind[][] inputKind;
     private final boolean[] isSpout;
+    /**
+     * Per component: whether some input reaches its tasks by key (fields with keys, custom such as partial key,
+     * direct), so that a hot key can load one of its tasks far above the others.
+     */
+    private final boolean[] keyed;
 
     // Current placement and scratch.
     private final int[] workerOf;
@@ -71,6 +77,16 @@ final class GroupingObjective implements RefinementObjective {
     private final double[] executorLoad;
     private final double[] nodeLoad;
     private final double[] nodeShare;
+    // With unknown rates: the expected hottest node may not exceed the reference's (see boundRisk).
+    private LoadRisk risk;
+    private int[] componentOfExecutor;
+    private double[] componentNodeLoad;
+    private double riskReference = Double.POSITIVE_INFINITY;
+    private double lastRisk;
+    /** Output of keyed components' tasks that local-or-shuffle keeps in their own worker (see {@link #boundRisk}). */
+    private double keyedLocal;
+    private double keyedLocalReference = Double.POSITIVE_INFINITY;
+
     private double value;
     private double interNode;
     private double interWorker;
@@ -176,6 +192,14 @@ final class GroupingObjective implements RefinementObjective {
             inputSource[b] = sources.stream().mapToInt(Integer::intValue).toArray();
             inputKind[b] = kinds.toArray(new Kind[0]);
         }
+        keyed = new boolean[componentCount];
+        for (int b : boltOrder) {
+            Map<GlobalStreamId, Grouping> inputs = bolts.get(components.get(b)).get_common().get_inputs();
+            for (Grouping g : inputs.values()) {
+                keyed[b] |= (g.is_set_fields() && !g.get_fields().isEmpty())
+                        || g.is_set_custom_serialized() || g.is_set_custom_object() || g.is_set_direct();
+            }
+        }
         workerOf = new int[executors];
         taskWorker = new int[taskCount];
         out = new double[taskCount];
@@ -208,6 +232,30 @@ final class GroupingObjective implements RefinementObjective {
             tasks[i] = executor.getEndTask() - executor.getStartTask() + 1;
         }
         return new GroupingObjective(topology, components, tasks, slots, workerWeight, loadBound);
+    }
+
+    /**
+     * Holds every later placement to the expected hottest node of {@code reference} under the rate
+     * scenarios of {@code risk} (as {@link io.jetstream.scheduler.placement.RiskBoundedObjective} does for a
+     * task graph, with the loads as Storm routes the tuples here). Leaves the objective reset to {@code reference}.
+     *
+     * @param componentOfExecutor the component of every executor, as the scenarios number them
+     */
+    void boundRisk(LoadRisk risk, int[] componentOfExecutor, int[] reference) {
+        this.risk = risk;
+        this.componentOfExecutor = componentOfExecutor.clone();
+        this.componentNodeLoad = new double[risk.components() * slots.nodeCount()];
+        this.riskReference = Double.POSITIVE_INFINITY;
+        this.keyedLocalReference = Double.POSITIVE_INFINITY;
+        reset(reference);
+        this.riskReference = lastRisk;
+        this.keyedLocalReference = keyedLocal;
+        reset(reference);
+    }
+
+    /** The expected relative load of the hottest node under the rate scenarios (NaN without {@link #boundRisk}). */
+    double risk() {
+        return risk == null ? Double.NaN : lastRisk;
     }
 
     /** Whether Storm delivers any of this topology's streams depending on the placement. */
@@ -291,12 +339,21 @@ final class GroupingObjective implements RefinementObjective {
         double worker = interWorker;
         double all = total;
         double maxLoad = maxRelativeLoad;
+        double riskNow = lastRisk;
+        double keyedNow = keyedLocal;
         double v = evaluate();
+        keyedLocal = keyedNow;
         interNode = node;
         interWorker = worker;
         total = all;
         maxRelativeLoad = maxLoad;
+        lastRisk = riskNow;
         return v;
+    }
+
+    /** The worker of every executor in the current placement. */
+    int[] workerOfExecutors() {
+        return workerOf.clone();
     }
 
     /** Share of the traffic crossing nodes under the current placement. */
@@ -336,6 +393,7 @@ final class GroupingObjective implements RefinementObjective {
         interNode = 0;
         interWorker = 0;
         total = 0;
+        keyedLocal = 0;
         for (int b : boltOrder) {
             int first = componentStart[b];
             int targets = componentStart[b + 1] - first;
@@ -362,6 +420,9 @@ final class GroupingObjective implements RefinementObjective {
                             if (localRouting && inWorker > 0) {
                                 localSum[w] += r;
                                 total += r;
+                                if (keyed[a]) {
+                                    keyedLocal += r;
+                                }
                             } else {
                                 spread += r / targets;
                                 account(r, 1 - (double) inNode / targets, 1);
@@ -411,7 +472,20 @@ final class GroupingObjective implements RefinementObjective {
             maxRelativeLoad = Math.max(maxRelativeLoad, relative);
             over += Math.max(0, relative - loadBound);
         }
-        return interNode + workerWeight * interWorker + OVER_BOUND_PENALTY * Math.max(1, total) * over;
+        double v = interNode + workerWeight * interWorker + OVER_BOUND_PENALTY * Math.max(1, total) * over;
+        if (risk != null) {
+            Arrays.fill(componentNodeLoad, 0);
+            for (int e = 0; e < executors; e++) {
+                double l = structurallyIdle[e] ? smallest : executorLoad[e];
+                componentNodeLoad[componentOfExecutor[e] * nodes + slots.nodeOfWorker(workerOf[e])] += l;
+            }
+            lastRisk = risk.risk(componentNodeLoad);
+            v += LoadRisk.cost(lastRisk, riskReference, total);
+            // Which tasks of a keyed component its hot keys load is unknown; the output of such a task that
+            // stays in its worker loads that worker's node with it, so no more of it stays than in the reference.
+            v += OVER_BOUND_PENALTY * Math.max(0, keyedLocal - keyedLocalReference * (1 + 1e-9));
+        }
+        return v;
     }
 
     /** Adds {@code amount} tuples of which the given shares cross nodes and workers. */

@@ -4,11 +4,15 @@ import com.codahale.metrics.Meter;
 import com.codahale.metrics.Timer;
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
+import io.jetstream.scheduler.placement.ComponentSpread;
+import io.jetstream.scheduler.placement.LoadRisk;
 import io.jetstream.scheduler.placement.NodeSlots;
 import io.jetstream.scheduler.placement.Placement;
 import io.jetstream.scheduler.placement.PlacementOptions;
 import io.jetstream.scheduler.placement.PlacementPlanner;
+import io.jetstream.scheduler.placement.RateScenarios;
 import io.jetstream.scheduler.placement.RebalancePolicy;
+import io.jetstream.scheduler.placement.RefinementObjective;
 import io.jetstream.scheduler.placement.TaskGraph;
 import io.jetstream.scheduler.traffic.TrafficSnapshot;
 import io.jetstream.scheduler.traffic.TrafficStore;
@@ -158,7 +162,7 @@ public class JetStreamScheduler implements IScheduler {
         if (mode == JetStreamSchedulerOptions.Mode.ONLINE && trafficStore != null) {
             TrafficSnapshot traffic = trafficStore.read(topology.getId(), now, staleAfterMillis);
             if (!traffic.isEmpty()) {
-                return ExecutorGraph.fromTraffic(topology.getExecutors(), traffic);
+                return ExecutorGraph.fromTraffic(topology.getExecutorToComponent(), traffic);
             }
         }
         return ExecutorGraph.fromStructure(topology);
@@ -178,7 +182,7 @@ public class JetStreamScheduler implements IScheduler {
         List<WorkerSlot> chosen = EvenScheduler.sortSlots(free).subList(0, workers);
         boolean routedByPlacement = graph.isStructural()
                 && GroupingObjective.placementDecidesRouting(topology.getTopology());
-        Planned planned = plan(graph, chosen, cluster, routedByPlacement ? topology : null);
+        Planned planned = plan(graph, topology, chosen, cluster, routedByPlacement);
         assign(cluster, topology.getId(), graph, planned);
         placedAtMillis.put(topology.getId(), now);
         placements.mark();
@@ -221,7 +225,7 @@ public class JetStreamScheduler implements IScheduler {
         int[] lostIndexes = lost.stream().mapToInt(whole::indexOf).sorted().toArray();
         ExecutorGraph sub = whole.induced(lostIndexes);
         List<WorkerSlot> chosen = EvenScheduler.sortSlots(free).subList(0, workers);
-        Planned planned = plan(sub, chosen, cluster, null);
+        Planned planned = plan(sub, topology, chosen, cluster, false);
         assign(cluster, topology.getId(), sub, planned);
         placements.mark();
         LOG.info("Topology {}: re-placed {} executors of lost workers on {} free slots: {}", topology.getId(),
@@ -240,7 +244,7 @@ public class JetStreamScheduler implements IScheduler {
         if (traffic.isEmpty()) {
             return;
         }
-        ExecutorGraph graph = ExecutorGraph.fromTraffic(topology.getExecutors(), traffic);
+        ExecutorGraph graph = ExecutorGraph.fromTraffic(topology.getExecutorToComponent(), traffic);
         List<WorkerSlot> slots = orderedSlots(existing);
         int[] currentNode = new int[graph.size()];
         Map<String, Integer> nodeIndex = new HashMap<>();
@@ -249,7 +253,7 @@ public class JetStreamScheduler implements IScheduler {
             currentNode[i] = nodeIndex.computeIfAbsent(nodeOf(cluster, slot), k -> nodeIndex.size());
         }
         double currentInterNode = graph.graph().cutTraffic(currentNode);
-        Planned planned = plan(graph, slots, cluster, null);
+        Planned planned = plan(graph, topology, slots, cluster, false);
         double proposedInterNode = graph.graph().cutTraffic(planned.placement().nodeOfTasks());
         long placedAt = placedAtMillis.getOrDefault(topology.getId(), now - topology.getUpTime() * 1000L);
         RebalancePolicy.Decision decision = rebalancePolicy.decide(now, placedAt, currentInterNode,
@@ -306,11 +310,14 @@ public class JetStreamScheduler implements IScheduler {
     }
 
     /**
-     * Plans {@code graph} on {@code slots}. When {@code routedBy} is given (a topology placed from
-     * structure with local-or-shuffle streams), the plan is refined for where Storm really routes those
-     * tuples ({@link GroupingObjective}): the task-pair graph cannot say "any local target".
+     * Plans {@code graph}, executors of {@code topology}, on {@code slots}: from structure (rates unknown
+     * or trusted, {@link PlacementPlanner#planFromStructure}) or from measured traffic. When
+     * {@code routedByPlacement} (a topology placed from structure with local-or-shuffle streams), the plan
+     * is refined for where Storm really routes those tuples ({@link GroupingObjective}): the task-pair graph
+     * cannot say "any local target".
      */
-    private Planned plan(ExecutorGraph graph, List<WorkerSlot> slots, Cluster cluster, TopologyDetails routedBy) {
+    private Planned plan(ExecutorGraph graph, TopologyDetails topology, List<WorkerSlot> slots, Cluster cluster,
+                         boolean routedByPlacement) {
         Map<String, List<WorkerSlot>> byNode = new LinkedHashMap<>();
         for (WorkerSlot slot : slots) {
             byNode.computeIfAbsent(nodeOf(cluster, slot), k -> new ArrayList<>()).add(slot);
@@ -329,16 +336,20 @@ public class JetStreamScheduler implements IScheduler {
         double interWorker;
         double maxLoad;
         try (Timer.Context ignored = planning.time()) {
-            placement = planner.plan(tasks, nodeSlots);
-            if (routedBy == null) {
+            RateScenarios scenarios = graph.isStructural()
+                    ? planner.rateScenarios(ExecutorGraph.structureOf(topology.getTopology()), graph.componentNames(),
+                            ExecutorGraph.tasksByComponent(topology.getExecutorToComponent()))
+                    : null;
+            if (!routedByPlacement) {
+                placement = graph.isStructural()
+                        ? planner.planFromStructure(tasks, nodeSlots, graph.componentOf(), scenarios)
+                        : planner.plan(tasks, nodeSlots);
                 interNode = placement.interNodeTrafficFraction(tasks);
                 interWorker = placement.interWorkerTrafficFraction(tasks);
                 maxLoad = placement.maxNodeImbalance(tasks);
             } else {
-                GroupingObjective routing = GroupingObjective.of(routedBy.getTopology(),
-                        routedBy.getExecutorToComponent(), graph, nodeSlots, planner.workerWeight(), planner.loadBound());
-                placement = refineForRouting(placement, Placement.dealt(nodeSlots, tasks.size()), routing, tasks);
-                routing.reset(placement.workerOfTasks());
+                GroupingObjective routing = placeForRouting(topology, graph, nodeSlots, scenarios);
+                placement = new Placement(nodeSlots, routing.workerOfExecutors());
                 interNode = routing.interNodeFraction();
                 interWorker = routing.interWorkerFraction();
                 maxLoad = routing.maxRelativeNodeLoad();
@@ -348,23 +359,46 @@ public class JetStreamScheduler implements IScheduler {
         lastInterNodeFraction = interNode;
         lastNodeImbalance = maxLoad;
         return new Planned(placement, workerSlots, millis, interNode, interWorker, maxLoad,
-                routedBy == null ? "" : " (local-or-shuffle as Storm routes it)");
+                routedByPlacement ? " (local-or-shuffle as Storm routes it)" : "");
     }
 
     /**
-     * Refines both the structural plan and a dealt placement for where Storm really routes the tuples,
-     * and keeps the better. The task-pair graph the plan came from spreads each local-or-shuffle source
-     * over its share of the targets, which says nothing about which components should share a worker;
-     * a deal (as Storm's even scheduler makes) pairs whole components worker by worker, and on small
-     * topologies the search from the plan cannot always reach such pairings one move at a time.
+     * A topology placed from structure whose local-or-shuffle streams Storm routes by the placement: placed
+     * for where Storm really sends the tuples ({@link GroupingObjective}), since the task-pair graph cannot
+     * say "any local target". Two starts are refined and the better kept; the result is the objective,
+     * reset to the placement kept.
+     * The three passes (the plan's and the two refinements) share the time budget of one placement.
+     * <ul>
+     *   <li>Rates trusted: the structural plan, and a deal of the components over the workers (as Storm's
+     *       even scheduler makes): the plan says nothing about which components should share a worker, and
+     *       on small topologies the search from it cannot always reach such pairings one move at a time.</li>
+     *   <li>Rates unknown: the plan from structure ({@link PlacementPlanner#planFromStructure}: within the
+     *       {@link ComponentSpread}, its hottest node expected no hotter than the deal's), and the deal; both
+     *       refined within the spread and under that bound as Storm routes the tuples.</li>
+     * </ul>
      */
-    private Placement refineForRouting(Placement planned, Placement dealt, GroupingObjective routing, TaskGraph tasks) {
-        Placement fromPlan = planner.refine(planned, routing, tasks);
-        routing.reset(fromPlan.workerOfTasks());
-        double planValue = routing.value();
-        Placement fromDeal = planner.refine(dealt, routing, tasks);
-        routing.reset(fromDeal.workerOfTasks());
-        return routing.value() < planValue ? fromDeal : fromPlan;
+    private GroupingObjective placeForRouting(TopologyDetails topology, ExecutorGraph graph, NodeSlots nodeSlots,
+                                              RateScenarios scenarios) {
+        TaskGraph tasks = graph.graph();
+        ComponentSpread spread = ComponentSpread.of(nodeSlots, graph.componentOf());
+        Placement deal = spread.dealt();
+        GroupingObjective routing = GroupingObjective.of(topology.getTopology(), topology.getExecutorToComponent(),
+                graph, nodeSlots, planner.workerWeight(), planner.loadBound());
+        // Three passes share the time budget of one placement.
+        Placement first = planner.planFromStructure(tasks, nodeSlots, graph.componentOf(), scenarios, 1.0 / 3);
+        if (planner.structuralRates() == PlacementPlanner.StructuralRates.UNKNOWN) {
+            routing.boundRisk(new LoadRisk(scenarios, nodeSlots), graph.componentOf(), deal.workerOfTasks());
+        }
+        RefinementObjective objective = planner.objectiveFromStructure(routing, tasks, spread);
+        Placement fromFirst = planner.refine(first, objective, tasks, 1.0 / 3);
+        objective.reset(fromFirst.workerOfTasks());
+        double firstValue = objective.value();
+        Placement fromDeal = planner.refine(deal, objective, tasks, 1.0 / 3);
+        objective.reset(fromDeal.workerOfTasks());
+        if (objective.value() >= firstValue) {
+            objective.reset(fromFirst.workerOfTasks());
+        }
+        return routing;
     }
 
     private static void assign(Cluster cluster, String topologyId, ExecutorGraph graph, Planned planned) {

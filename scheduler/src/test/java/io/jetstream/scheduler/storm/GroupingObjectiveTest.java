@@ -1,9 +1,12 @@
 package io.jetstream.scheduler.storm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jetstream.scheduler.placement.LoadRisk;
 import io.jetstream.scheduler.placement.NodeSlots;
 import io.jetstream.scheduler.placement.Placement;
+import io.jetstream.scheduler.placement.RateScenarios;
 import io.jetstream.scheduler.placement.RefinementObjective;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -173,6 +176,62 @@ class GroupingObjectiveTest {
                 }
                 workerOf = changed;
                 assertEquals(fresh, o.value(), 1e-6 * Math.max(1, fresh));
+            }
+        }
+    }
+
+    /**
+     * With the rates unknown, a placement is held to the reference's expected hottest node: here only the
+     * bolt's load counts (the spout's is scaled to nothing in the one scenario), so putting both bolt
+     * tasks on one node makes that node carry all of it where the reference split it.
+     */
+    @Test
+    void theRiskBoundPenalisesAPlacementExpectedHotterThanTheReference() {
+        Map<ExecutorDetails, String> executors = executors("a", 2, "b", 2);
+        ExecutorGraph graph = ExecutorGraph.fromStructure(spoutToBolt(), executors);
+        NodeSlots slots = NodeSlots.ofWorkers(1, 1);
+        GroupingObjective o = GroupingObjective.of(spoutToBolt(), executors, graph, slots, WORKER_WEIGHT, 100);
+        LoadRisk risk = new LoadRisk(RateScenarios.of(new double[][] {{0, 1}}), slots);
+        o.boundRisk(risk, graph.componentOf(), new int[] {0, 1, 0, 1});
+        assertEquals(1.0, o.risk(), 1e-12, "a1 b1 | a2 b2: each node half the bolt's load");
+        o.reset(new int[] {0, 1, 1, 1}); // a1 | a2 b1 b2: a1 spreads, a2 feeds both bolts locally: node 1 holds all
+        assertEquals(2.0, o.risk(), 1e-12);
+        assertTrue(o.value() > RefinementObjective.OVER_BOUND_PENALTY, "value " + o.value());
+    }
+
+    /**
+     * A local-or-shuffle stream out of a keyed component (hot keys load some of its tasks, unknown which)
+     * is kept no more local than in the reference: a hot task's whole output would stay on its node. The
+     * same placements of a component fed by shuffle cost nothing more.
+     */
+    @Test
+    void aKeyedComponentsOutputStaysNoMoreLocalThanInTheReference() {
+        NodeSlots slots = NodeSlots.ofWorkers(2, 2);
+        // a1 a2 b1 b2 c1 c2: b tasks in workers 0 and 2; c tasks apart from them, or next to them.
+        int[] apart = {0, 2, 0, 2, 1, 3};
+        int[] paired = {0, 2, 0, 2, 0, 2};
+        for (boolean keyed : new boolean[] {true, false}) {
+            TopologyBuilder builder = new TopologyBuilder();
+            builder.setSpout("a", new TestWordSpout(), 2);
+            if (keyed) {
+                builder.setBolt("b", new TestWordCounter(), 2).fieldsGrouping("a", new Fields("word"));
+            } else {
+                builder.setBolt("b", new TestWordCounter(), 2).shuffleGrouping("a");
+            }
+            builder.setBolt("c", new TestWordCounter(), 2).localOrShuffleGrouping("b");
+            StormTopology topology = builder.createTopology();
+            Map<ExecutorDetails, String> executors = executors("a", 2, "b", 2, "c", 2);
+            ExecutorGraph graph = ExecutorGraph.fromStructure(topology, executors);
+            GroupingObjective o = GroupingObjective.of(topology, executors, graph, slots, WORKER_WEIGHT, 100);
+            // One scenario at the structure's rates: both placements load the nodes alike (3 and 3).
+            o.boundRisk(new LoadRisk(RateScenarios.structural(3), slots), graph.componentOf(), apart);
+            double risk = o.risk();
+            o.reset(paired);
+            assertEquals(risk, o.risk(), 1e-12, "the placements differ in where b's output goes, not in node loads");
+            if (keyed) {
+                assertTrue(o.value() > RefinementObjective.OVER_BOUND_PENALTY, "keyed, paired: value " + o.value());
+            } else {
+                assertTrue(o.value() < 10, "shuffle-fed, paired: value " + o.value());
             }
         }
     }

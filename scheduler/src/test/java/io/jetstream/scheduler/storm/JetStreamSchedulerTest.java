@@ -20,6 +20,7 @@ import org.apache.storm.generated.StormTopology;
 import org.apache.storm.metric.StormMetricsRegistry;
 import org.apache.storm.scheduler.Cluster;
 import org.apache.storm.scheduler.ExecutorDetails;
+import org.apache.storm.scheduler.IScheduler;
 import org.apache.storm.scheduler.SchedulerAssignment;
 import org.apache.storm.scheduler.SchedulerAssignmentImpl;
 import org.apache.storm.scheduler.SupervisorDetails;
@@ -196,6 +197,63 @@ class JetStreamSchedulerTest {
         double max = nodeLoad.values().stream().mapToDouble(Double::doubleValue).max().orElseThrow();
         assertTrue(cross <= 6, cross + " of 16 tuples cross nodes: " + placed);
         assertTrue(max <= 1.15 * 18 / 2, "node loads " + nodeLoad + ": " + placed);
+    }
+
+    /** The most executors of {@code component} one host runs under a placement. */
+    private static int mostOnAHost(Cluster c, String topologyId, Map<ExecutorDetails, String> executors, String component) {
+        Map<String, Integer> perHost = new HashMap<>();
+        c.getAssignmentById(topologyId).getExecutorToSlot().forEach((e, slot) -> {
+            if (component.equals(executors.get(e))) {
+                perHost.merge(c.getHost(slot.getNodeId()), 1, Integer::sum);
+            }
+        });
+        return perHost.values().stream().mapToInt(Integer::intValue).max().orElse(0);
+    }
+
+    /**
+     * With the rates unknown (the default), no host runs more executors of any component than Storm's
+     * even scheduler puts on one: whichever component turns out to carry the load, no host is hotter.
+     * Trusting the structure's rates consolidates components and so can be.
+     */
+    @Test
+    void withRatesUnknownNoHostRunsMoreOfAComponentThanUnderTheEvenScheduler() {
+        TopologyBuilder b = new TopologyBuilder();
+        b.setSpout("a-source", new TestWordSpout(), 6);
+        b.setBolt("b-parse", new TestWordCounter(), 6).shuffleGrouping("a-source");
+        b.setBolt("c-count", new TestWordCounter(), 6).fieldsGrouping("b-parse", new Fields("word"));
+        b.setBolt("d-sink", new TestWordCounter(), 3).shuffleGrouping("c-count");
+        StormTopology topology = b.createTopology();
+        Map<ExecutorDetails, String> executors = new HashMap<>();
+        int task = 1;
+        for (String[] c : new String[][] {{"a-source", "6"}, {"b-parse", "6"}, {"c-count", "6"}, {"d-sink", "3"}}) {
+            for (int k = 0; k < Integer.parseInt(c[1]); k++, task++) {
+                executors.put(new ExecutorDetails(task, task), c[0]);
+            }
+        }
+        Map<String, Cluster> placed = new HashMap<>();
+        for (String scheduler : List.of("even", "unknown", "uniform")) {
+            Map<String, Object> conf = conf();
+            if (!scheduler.equals("even")) {
+                conf.put("jetstream.scheduler.structure.rates", scheduler);
+            }
+            TopologyDetails t = new TopologyDetails("t-" + scheduler, conf, topology, 8, executors, 0, "user");
+            Topologies all = new Topologies(t);
+            Cluster c = cluster(supervisors(4, 2), new HashMap<>(), all, conf);
+            IScheduler s = scheduler.equals("even") ? new org.apache.storm.scheduler.EvenScheduler() : new JetStreamScheduler();
+            s.prepare(conf, new StormMetricsRegistry());
+            s.schedule(all, c);
+            assertTrue(c.getUnassignedExecutors(t).isEmpty());
+            placed.put(scheduler, c);
+        }
+        boolean uniformCrowds = false;
+        for (String component : List.of("a-source", "b-parse", "c-count", "d-sink")) {
+            int even = mostOnAHost(placed.get("even"), "t-even", executors, component);
+            int unknown = mostOnAHost(placed.get("unknown"), "t-unknown", executors, component);
+            int uniform = mostOnAHost(placed.get("uniform"), "t-uniform", executors, component);
+            assertTrue(unknown <= even, component + ": " + unknown + " executors on one host, the even scheduler " + even);
+            uniformCrowds |= uniform > even;
+        }
+        assertTrue(uniformCrowds, "trusting uniform rates crowds some component onto a host (the check can fail)");
     }
 
     @Test

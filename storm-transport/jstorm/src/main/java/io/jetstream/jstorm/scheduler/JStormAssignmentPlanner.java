@@ -197,7 +197,13 @@ public final class JStormAssignmentPlanner {
             nodes.add(NodeSlots.Node.ofWorkers(host, slotsByHost.get(host).size()));
             workerSlots.addAll(slotsByHost.get(host));
         }
-        Placement placement = planner.plan(graph, new NodeSlots(nodes));
+        List<String> components = new ArrayList<>(tasksOf.keySet());
+        int[] componentOf = new int[tasks];
+        for (int t = 0; t < tasks; t++) {
+            componentOf[t] = components.indexOf(componentOfTask.get(t));
+        }
+        Placement placement = planner.planFromStructure(graph, new NodeSlots(nodes), componentOf,
+                planner.rateScenarios(structure, components, tasksOf));
 
         List<Map<String, Integer>> countsByWorker = new ArrayList<>();
         int[] tasksOnWorker = new int[workerSlots.size()];
