@@ -3,9 +3,13 @@ package io.jetstream.scheduler.placement;
 /**
  * When a running topology is worth redeploying (TurboStream §V-D: "once the on-line strategy gets a
  * better assignment, the redeployment will start"): a redeploy stops every worker of the topology for
- * 10-20 s (§III), so it must pay. The rule has a minimum period since the last placement, a floor of
- * inter-node traffic below which there is nothing to gain, hysteresis (the new placement must cut the
- * measured inter-node traffic by at least {@code minGain} of the current), and a balance guard.
+ * 10-20 s (§III), so it must pay. The rule has a minimum period since the last placement and a balance
+ * guard (the new placement's hottest node within {@code maxImbalance} of its share); then either the
+ * current placement has a node hotter than that guard allows (a placement made before the rates were
+ * known can have one: the new placement relieves it), or the new placement cuts the measured inter-node
+ * traffic by at least {@code minGain} of the current one (hysteresis) and there is at least
+ * {@code minTraffic} to cut. Once the measured placement is deployed its hottest node is within the
+ * guard, so only the hysteresis can move it again.
  *
  * <p>Stateless and thread-safe; time comes from the caller (virtual time in tests).
  */
@@ -30,30 +34,48 @@ public final class RebalancePolicy {
     }
 
     /**
-     * @param placedAtMillis when the topology was last placed
-     * @param currentInterNode inter-node traffic of the current placement (tuples per second)
-     * @param proposedInterNode inter-node traffic of the proposed placement, same measurements
-     * @param proposedImbalance the proposed placement's highest node load relative to its share
+     * A topology placed at {@code placedAtMillis} is kept whatever a new plan would be, until the minimum
+     * period has passed: the decision then, or null when a plan is worth making.
      */
-    public Decision decide(long nowMillis, long placedAtMillis, double currentInterNode, double proposedInterNode,
-                           double proposedImbalance) {
+    public Decision tooEarly(long nowMillis, long placedAtMillis) {
         long age = nowMillis - placedAtMillis;
         if (age < minPeriodMillis) {
             return new Decision(false, String.format("placed %d s ago, minimum period %d s", age / 1000,
                     minPeriodMillis / 1000));
         }
-        if (currentInterNode < minTraffic) {
-            return new Decision(false, String.format("inter-node traffic %.1f tuples/s below %.1f",
-                    currentInterNode, minTraffic));
-        }
-        double gain = currentInterNode == 0 ? 0 : (currentInterNode - proposedInterNode) / currentInterNode;
-        if (gain < minGain) {
-            return new Decision(false, String.format("gain %.1f %% below %.1f %% (inter-node %.1f -> %.1f tuples/s)",
-                    100 * gain, 100 * minGain, currentInterNode, proposedInterNode));
+        return null;
+    }
+
+    /**
+     * @param placedAtMillis when the topology was last placed
+     * @param currentInterNode inter-node traffic of the current placement (tuples per second)
+     * @param proposedInterNode inter-node traffic of the proposed placement, same measurements
+     * @param currentImbalance the current placement's highest measured node load relative to its share
+     * @param proposedImbalance the proposed placement's highest node load relative to its share
+     */
+    public Decision decide(long nowMillis, long placedAtMillis, double currentInterNode, double proposedInterNode,
+                           double currentImbalance, double proposedImbalance) {
+        Decision early = tooEarly(nowMillis, placedAtMillis);
+        if (early != null) {
+            return early;
         }
         if (proposedImbalance > maxImbalance) {
             return new Decision(false, String.format("new placement's node load %.2f x its share exceeds %.2f",
                     proposedImbalance, maxImbalance));
+        }
+        double gain = currentInterNode == 0 ? 0 : (currentInterNode - proposedInterNode) / currentInterNode;
+        if (currentImbalance > maxImbalance) {
+            return new Decision(true, String.format("hottest node %.2f x its share above %.2f -> %.2f x; inter-node "
+                            + "%.1f -> %.1f tuples/s (%+.1f %%)", currentImbalance, maxImbalance, proposedImbalance,
+                    currentInterNode, proposedInterNode, -100 * gain));
+        }
+        if (currentInterNode < minTraffic) {
+            return new Decision(false, String.format("inter-node traffic %.1f tuples/s below %.1f",
+                    currentInterNode, minTraffic));
+        }
+        if (gain < minGain) {
+            return new Decision(false, String.format("gain %.1f %% below %.1f %% (inter-node %.1f -> %.1f tuples/s)",
+                    100 * gain, 100 * minGain, currentInterNode, proposedInterNode));
         }
         return new Decision(true, String.format("inter-node %.1f -> %.1f tuples/s (-%.1f %%), node load %.2f x share",
                 currentInterNode, proposedInterNode, 100 * gain, proposedImbalance));

@@ -205,8 +205,9 @@ public final class ExecutorGraph {
 
     /**
      * The online graph: traffic is the measured tuple rate of every task pair; load is the measured
-     * CPU time of an executor when every executor reported one, otherwise the tuples it received and
-     * emitted. Executors without measurements get the smallest measured load.
+     * CPU time of an executor when every executor has a record and some record carries CPU time (an
+     * idle executor may report none), otherwise the tuples it received and emitted. Executors without
+     * load get the smallest measured load.
      */
     public static ExecutorGraph fromTraffic(Map<ExecutorDetails, String> executorToComponent, TrafficSnapshot traffic) {
         List<ExecutorDetails> executors = sorted(executorToComponent.keySet());
@@ -214,16 +215,16 @@ public final class ExecutorGraph {
         TaskGraph.Builder builder = TaskGraph.builder(executors.size());
         double[] tuples = new double[executors.size()];
         double[] cpu = new double[executors.size()];
-        boolean[] hasCpu = new boolean[executors.size()];
+        boolean[] recorded = new boolean[executors.size()];
+        boolean anyCpu = false;
         for (TaskTraffic task : traffic.tasks()) {
             int source = task.taskId() >= 0 && task.taskId() < executorOfTask.length ? executorOfTask[task.taskId()] : -1;
             if (source < 0) {
                 continue;
             }
-            if (task.cpuNanosPerSecond() > 0) {
-                cpu[source] += task.cpuNanosPerSecond();
-                hasCpu[source] = true;
-            }
+            recorded[source] = true;
+            cpu[source] += task.cpuNanosPerSecond();
+            anyCpu |= task.cpuNanosPerSecond() > 0;
             for (Map.Entry<Integer, Double> out : task.tuplesPerSecondTo().entrySet()) {
                 int targetTask = out.getKey();
                 int target = targetTask >= 0 && targetTask < executorOfTask.length ? executorOfTask[targetTask] : -1;
@@ -236,11 +237,11 @@ public final class ExecutorGraph {
                 builder.addTraffic(source, target, r);
             }
         }
-        boolean allCpu = true;
-        for (boolean b : hasCpu) {
-            allCpu &= b;
+        boolean allRecorded = true;
+        for (boolean b : recorded) {
+            allRecorded &= b;
         }
-        setLoads(builder, allCpu ? cpu : tuples);
+        setLoads(builder, allRecorded && anyCpu ? cpu : tuples);
         List<String> names = namesOf(executorToComponent);
         return new ExecutorGraph(executors, builder.build(), componentsOf(executors, names, executorToComponent), names,
                 "recorded traffic");

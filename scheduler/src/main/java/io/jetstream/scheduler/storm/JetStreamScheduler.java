@@ -74,6 +74,7 @@ public class JetStreamScheduler implements IScheduler {
     private RebalancePolicy rebalancePolicy;
     private TrafficStore trafficStore;
     private long staleAfterMillis;
+    private long windowMillis;
     private Meter placements;
     private Meter rebalances;
     private Timer planning;
@@ -99,6 +100,7 @@ public class JetStreamScheduler implements IScheduler {
         trafficStore = mode == JetStreamSchedulerOptions.Mode.ONLINE
                 ? TrafficStores.open(config, conf, DaemonType.NIMBUS) : null;
         staleAfterMillis = config.get(JetStreamSchedulerOptions.TRAFFIC_STALE_MS);
+        windowMillis = config.get(JetStreamSchedulerOptions.TRAFFIC_WINDOW_MS);
         if (mode == JetStreamSchedulerOptions.Mode.ONLINE && trafficStore == null) {
             LOG.warn("JetStream scheduler in online mode with the directory store and no {}: placing from structure "
                     + "only, never rebalancing", config.keyOf(JetStreamSchedulerOptions.TRAFFIC_DIR));
@@ -235,6 +237,12 @@ public class JetStreamScheduler implements IScheduler {
                 STATUS_PREFIX, lost.size(), planned.workersUsed(), existing.getSlots().size(), planned.summary()));
     }
 
+    /**
+     * The online check of a fully assigned topology: once the rebalance period has passed and every task
+     * has recorded at least one window under the current placement, the topology is re-planned on its own
+     * slots from the measured traffic and CPU time, and redeployed when {@link RebalancePolicy} says so.
+     * Until then nothing is planned (a plan costs up to the refinement's time budget).
+     */
     private void considerRebalance(TopologyDetails topology, Cluster cluster, long now) {
         SchedulerAssignment existing = cluster.getAssignmentById(topology.getId());
         if (existing == null || !existing.getExecutorToSlot().keySet().containsAll(topology.getExecutors())) {
@@ -244,25 +252,39 @@ public class JetStreamScheduler implements IScheduler {
         if (traffic.isEmpty()) {
             return;
         }
-        ExecutorGraph graph = ExecutorGraph.fromTraffic(topology.getExecutorToComponent(), traffic);
-        List<WorkerSlot> slots = orderedSlots(existing);
-        int[] currentNode = new int[graph.size()];
-        Map<String, Integer> nodeIndex = new HashMap<>();
-        for (int i = 0; i < graph.size(); i++) {
-            WorkerSlot slot = existing.getExecutorToSlot().get(graph.executor(i));
-            currentNode[i] = nodeIndex.computeIfAbsent(nodeOf(cluster, slot), k -> nodeIndex.size());
-        }
-        double currentInterNode = graph.graph().cutTraffic(currentNode);
-        Planned planned = plan(graph, topology, slots, cluster, false);
-        double proposedInterNode = graph.graph().cutTraffic(planned.placement().nodeOfTasks());
         long placedAt = placedAtMillis.getOrDefault(topology.getId(), now - topology.getUpTime() * 1000L);
-        RebalancePolicy.Decision decision = rebalancePolicy.decide(now, placedAt, currentInterNode,
-                proposedInterNode, planned.placement().maxNodeImbalance(graph.graph()));
-        LOG.debug("Topology {}: online check from {} task records: {}", topology.getId(), traffic.tasks().size(),
+        RebalancePolicy.Decision early = rebalancePolicy.tooEarly(now, placedAt);
+        if (early != null) {
+            keep(cluster, topology.getId(), early.reason());
+            return;
+        }
+        // Enough recorded: a record from every task, its newest window ended a full window after the
+        // placement (so measured under it, not under the one before a redeploy).
+        TrafficSnapshot measured = traffic.endingAtOrAfter(placedAt + windowMillis);
+        List<Integer> taskIds = new ArrayList<>();
+        for (ExecutorDetails e : topology.getExecutors()) {
+            for (int t = e.getStartTask(); t <= e.getEndTask(); t++) {
+                taskIds.add(t);
+            }
+        }
+        int recorded = measured.countRecorded(taskIds);
+        if (recorded < taskIds.size()) {
+            keep(cluster, topology.getId(), String.format("waiting for traffic measured under this placement: %d of "
+                    + "%d tasks recorded a window ending %d s after it", recorded, taskIds.size(), windowMillis / 1000));
+            return;
+        }
+        ExecutorGraph graph = ExecutorGraph.fromTraffic(topology.getExecutorToComponent(), measured);
+        List<WorkerSlot> slots = orderedSlots(existing);
+        Placement current = currentPlacement(graph, existing, nodeSlots(cluster, slots));
+        Planned planned = plan(graph, topology, slots, cluster, false);
+        RebalancePolicy.Decision decision = rebalancePolicy.decide(now, placedAt,
+                graph.graph().cutTraffic(current.nodeOfTasks()),
+                graph.graph().cutTraffic(planned.placement().nodeOfTasks()),
+                current.maxNodeImbalance(graph.graph()), planned.placement().maxNodeImbalance(graph.graph()));
+        LOG.debug("Topology {}: online check from {} task records: {}", topology.getId(), measured.tasks().size(),
                 decision.reason());
         if (!decision.rebalance()) {
-            String action = lastAction.getOrDefault(topology.getId(), STATUS_PREFIX + " placed before this Nimbus started");
-            setStatus(cluster, topology.getId(), action + " | online check: placement kept: " + decision.reason());
+            keep(cluster, topology.getId(), decision.reason());
             return;
         }
         cluster.freeSlots(slots);
@@ -272,6 +294,24 @@ public class JetStreamScheduler implements IScheduler {
         LOG.info("Topology {}: rebalanced from measured traffic: {}", topology.getId(), decision.reason());
         setAction(cluster, topology.getId(), STATUS_PREFIX + " rebalanced from measured traffic: " + decision.reason()
                 + "; " + planned.summary());
+    }
+
+    private void keep(Cluster cluster, String topologyId, String reason) {
+        String action = lastAction.getOrDefault(topologyId, STATUS_PREFIX + " placed before this Nimbus started");
+        setStatus(cluster, topologyId, action + " | online check: placement kept: " + reason);
+    }
+
+    /** The topology's current assignment as a placement on {@code slots} (its slots grouped by node). */
+    private static Placement currentPlacement(ExecutorGraph graph, SchedulerAssignment existing, SlotsByNode slots) {
+        Map<WorkerSlot, Integer> workerIndex = new HashMap<>();
+        for (int w = 0; w < slots.workerSlots().size(); w++) {
+            workerIndex.put(slots.workerSlots().get(w), w);
+        }
+        int[] workerOf = new int[graph.size()];
+        for (int i = 0; i < graph.size(); i++) {
+            workerOf[i] = workerIndex.get(existing.getExecutorToSlot().get(graph.executor(i)));
+        }
+        return new Placement(slots.nodeSlots(), workerOf);
     }
 
     private static List<WorkerSlot> orderedSlots(SchedulerAssignment assignment) {
@@ -309,15 +349,10 @@ public class JetStreamScheduler implements IScheduler {
         }
     }
 
-    /**
-     * Plans {@code graph}, executors of {@code topology}, on {@code slots}: from structure (rates unknown
-     * or trusted, {@link PlacementPlanner#planFromStructure}) or from measured traffic. When
-     * {@code routedByPlacement} (a topology placed from structure with local-or-shuffle streams), the plan
-     * is refined for where Storm really routes those tuples ({@link GroupingObjective}): the task-pair graph
-     * cannot say "any local target".
-     */
-    private Planned plan(ExecutorGraph graph, TopologyDetails topology, List<WorkerSlot> slots, Cluster cluster,
-                         boolean routedByPlacement) {
+    /** Slots grouped by node: worker {@code i} of {@code nodeSlots} is {@code workerSlots.get(i)}. */
+    private record SlotsByNode(NodeSlots nodeSlots, List<WorkerSlot> workerSlots) {}
+
+    private SlotsByNode nodeSlots(Cluster cluster, List<WorkerSlot> slots) {
         Map<String, List<WorkerSlot>> byNode = new LinkedHashMap<>();
         for (WorkerSlot slot : slots) {
             byNode.computeIfAbsent(nodeOf(cluster, slot), k -> new ArrayList<>()).add(slot);
@@ -328,7 +363,21 @@ public class JetStreamScheduler implements IScheduler {
             nodes.add(NodeSlots.Node.ofWorkers(e.getKey(), e.getValue().size()));
             workerSlots.addAll(e.getValue());
         }
-        NodeSlots nodeSlots = new NodeSlots(nodes);
+        return new SlotsByNode(new NodeSlots(nodes), workerSlots);
+    }
+
+    /**
+     * Plans {@code graph}, executors of {@code topology}, on {@code slots}: from structure (rates unknown
+     * or trusted, {@link PlacementPlanner#planFromStructure}) or from measured traffic. When
+     * {@code routedByPlacement} (a topology placed from structure with local-or-shuffle streams), the plan
+     * is refined for where Storm really routes those tuples ({@link GroupingObjective}): the task-pair graph
+     * cannot say "any local target".
+     */
+    private Planned plan(ExecutorGraph graph, TopologyDetails topology, List<WorkerSlot> slots, Cluster cluster,
+                         boolean routedByPlacement) {
+        SlotsByNode bySlots = nodeSlots(cluster, slots);
+        NodeSlots nodeSlots = bySlots.nodeSlots();
+        List<WorkerSlot> workerSlots = bySlots.workerSlots();
         TaskGraph tasks = graph.graph();
         long start = System.nanoTime();
         Placement placement;

@@ -73,7 +73,9 @@ public final class JetStreamSchedulerOptions {
     public static final ConfigOption<Long> TRAFFIC_WINDOW_MS = ConfigOption.longOption(
             "scheduler.traffic.window-ms", 10_000, 100, 3_600_000,
             "The monitoring cycle T: every window each task turns its tuple counts per target task and its "
-                    + "CPU time into rates and writes them.");
+                    + "CPU time into rates and writes them. Nimbus re-plans a topology from its records only once "
+                    + "every task has recorded a window ending at least T (Nimbus's value) after the placement: "
+                    + "traffic measured under that placement.");
 
     public static final ConfigOption<Double> TRAFFIC_SMOOTHING = ConfigOption.doubleOption(
             "scheduler.traffic.smoothing", 0.5, 0.01, 1.0,

@@ -385,6 +385,66 @@ class JetStreamSchedulerTest {
 
     private final Map<Integer, Integer> partnerOf = new HashMap<>();
 
+    /**
+     * Online, the switch from the placement from structure to one from measured traffic happens by itself:
+     * nothing is planned before every task has recorded a window under the current placement; then a
+     * node the measured CPU time shows running hot is relieved, whatever the traffic gain (the hysteresis
+     * is set out of reach here).
+     */
+    @Test
+    void aHotNodeMeasuredUnderThePlacementFromStructureIsRelievedByItself() throws Exception {
+        Map<String, Object> conf = conf();
+        conf.put("jetstream.scheduler.traffic.dir", trafficDir.toString());
+        conf.put("jetstream.scheduler.traffic.window-ms", 10_000L);
+        conf.put("jetstream.scheduler.traffic.stale-after-ms", 86_400_000L); // old records stay readable
+        conf.put("jetstream.scheduler.rebalance.min-gain", 0.9); // no traffic gain is enough: only the hot node counts
+        long[] clock = {1_000_000};
+        JetStreamScheduler scheduler = new JetStreamScheduler(() -> clock[0]);
+        scheduler.prepare(conf, new StormMetricsRegistry());
+        TopologyDetails t = wordCount("wc-hot", 2, conf);
+        Topologies all = new Topologies(t);
+        Cluster c1 = cluster(supervisors(2, 1), new HashMap<>(), all, conf);
+        scheduler.schedule(all, c1);
+        SchedulerAssignment initial = c1.getAssignmentById("wc-hot");
+        String hotNode = nodeOf(c1, "wc-hot", new ExecutorDetails(1, 1));
+        DirectoryTrafficStore store = new DirectoryTrafficStore(trafficDir);
+
+        // Records from before the placement's first window ended: not measured under it.
+        clock[0] += 700_000;
+        writeWordCountTraffic(store, c1, hotNode, clock[0] - 700_000 + 5_000);
+        Cluster c2 = cluster(supervisors(2, 1), Map.of("wc-hot", new SchedulerAssignmentImpl(initial)), all, conf);
+        scheduler.schedule(all, c2);
+        assertEquals(initial.getExecutorToSlot(), c2.getAssignmentById("wc-hot").getExecutorToSlot());
+        assertTrue(c2.getStatusMap().get("wc-hot").contains("waiting for traffic measured under this placement: 0 of 8"),
+                c2.getStatusMap().get("wc-hot"));
+
+        // Every task's newest window ended well after it: the counters on one node burn 20 times the CPU.
+        writeWordCountTraffic(store, c1, hotNode, clock[0]);
+        Cluster c3 = cluster(supervisors(2, 1), Map.of("wc-hot", new SchedulerAssignmentImpl(initial)), all, conf);
+        scheduler.schedule(all, c3);
+        String status = c3.getStatusMap().get("wc-hot");
+        assertTrue(status.contains("rebalanced from measured traffic: hottest node"), status);
+        Map<String, Integer> hotPerNode = new HashMap<>();
+        for (int count = 1; count <= 4; count++) {
+            if (nodeOf(c1, "wc-hot", new ExecutorDetails(count, count)).equals(hotNode)) {
+                hotPerNode.merge(nodeOf(c3, "wc-hot", new ExecutorDetails(count, count)), 1, Integer::sum);
+            }
+        }
+        assertEquals(Map.of("sup-0", 1, "sup-1", 1), hotPerNode, "one hot counter on each node");
+    }
+
+    /** Every word task sends evenly to every counter; counters on {@code hotNode} burn 20 x the CPU of the others. */
+    private static void writeWordCountTraffic(DirectoryTrafficStore store, Cluster placed, String hotNode, long windowEnd)
+            throws java.io.IOException {
+        for (int word = 5; word <= 8; word++) {
+            store.write("wc-hot", new TaskTraffic(word, windowEnd, 1e7, Map.of(1, 250.0, 2, 250.0, 3, 250.0, 4, 250.0)));
+        }
+        for (int count = 1; count <= 4; count++) {
+            boolean hot = nodeOf(placed, "wc-hot", new ExecutorDetails(count, count)).equals(hotNode);
+            store.write("wc-hot", new TaskTraffic(count, windowEnd, hot ? 2e8 : 1e7, Map.of()));
+        }
+    }
+
     @Test
     void misspelledSchedulerOptionFailsNimbusAtStart() {
         Map<String, Object> conf = conf();
