@@ -3,13 +3,17 @@ package io.jetstream.scheduler.placement;
 /**
  * When a running topology is worth redeploying (TurboStream §V-D: "once the on-line strategy gets a
  * better assignment, the redeployment will start"): a redeploy stops every worker of the topology for
- * 10-20 s (§III), so it must pay. The rule has a minimum period since the last placement and a balance
- * guard (the new placement's hottest node within {@code maxImbalance} of its share); then either the
- * current placement has a node hotter than that guard allows (a placement made before the rates were
- * known can have one: the new placement relieves it), or the new placement cuts the measured inter-node
- * traffic by at least {@code minGain} of the current one (hysteresis) and there is at least
- * {@code minTraffic} to cut. Once the measured placement is deployed its hottest node is within the
- * guard, so only the hysteresis can move it again.
+ * 10-20 s (§III), so it must pay. The rule has a minimum period since the last placement; then
+ * <ul>
+ *   <li>a current placement with a node hotter than {@code maxImbalance} × its share (a placement made
+ *       before the rates were known can have one) is replaced by one within that guard, or by one whose
+ *       hottest node is at least {@code minGain} cooler (a single task may be more than a node's share);</li>
+ *   <li>otherwise the new placement must keep within the guard, there must be at least
+ *       {@code minTraffic} crossing nodes, and the new placement must cut it by at least {@code minGain}
+ *       of the current (hysteresis).</li>
+ * </ul>
+ * Once the measured placement is deployed its hottest node is within the guard (or as cool as the
+ * heaviest task allows), so only the hysteresis can move it again.
  *
  * <p>Stateless and thread-safe; time comes from the caller (virtual time in tests).
  */
@@ -59,15 +63,16 @@ public final class RebalancePolicy {
         if (early != null) {
             return early;
         }
-        if (proposedImbalance > maxImbalance) {
-            return new Decision(false, String.format("new placement's node load %.2f x its share exceeds %.2f",
-                    proposedImbalance, maxImbalance));
-        }
         double gain = currentInterNode == 0 ? 0 : (currentInterNode - proposedInterNode) / currentInterNode;
-        if (currentImbalance > maxImbalance) {
+        if (currentImbalance > maxImbalance
+                && (proposedImbalance <= maxImbalance || proposedImbalance <= currentImbalance * (1 - minGain))) {
             return new Decision(true, String.format("hottest node %.2f x its share above %.2f -> %.2f x; inter-node "
                             + "%.1f -> %.1f tuples/s (%+.1f %%)", currentImbalance, maxImbalance, proposedImbalance,
                     currentInterNode, proposedInterNode, -100 * gain));
+        }
+        if (proposedImbalance > maxImbalance) {
+            return new Decision(false, String.format("new placement's node load %.2f x its share exceeds %.2f",
+                    proposedImbalance, maxImbalance));
         }
         if (currentInterNode < minTraffic) {
             return new Decision(false, String.format("inter-node traffic %.1f tuples/s below %.1f",

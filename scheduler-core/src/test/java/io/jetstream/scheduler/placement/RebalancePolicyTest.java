@@ -47,7 +47,9 @@ class RebalancePolicyTest {
         assertTrue(policy.tooEarly(1_000, 0).reason().contains("minimum period"));
         assertTrue(policy.tooEarly(600_000, 0) == null);
         RebalancePolicy.Decision stillHot = policy.decide(1_000_000, 0, 1000, 900, 1.6, 1.3);
-        assertFalse(stillHot.rebalance(), "a plan as hot as the guard refuses is no relief: " + stillHot.reason());
+        assertFalse(stillHot.rebalance(), "above the guard and under 20 % cooler is no relief: " + stillHot.reason());
+        RebalancePolicy.Decision cooler = policy.decide(1_000_000, 0, 1000, 1100, 1.6, 1.25);
+        assertTrue(cooler.rebalance(), "above the guard but 22 % cooler: " + cooler.reason());
         RebalancePolicy.Decision within = policy.decide(1_000_000, 0, 1000, 1050, 1.1, 1.0);
         assertFalse(within.rebalance(), "within the guard, traffic decides: " + within.reason());
     }

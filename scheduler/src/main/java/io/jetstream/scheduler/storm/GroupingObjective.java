@@ -66,11 +66,27 @@ final class GroupingObjective implements RefinementObjective {
      */
     private final boolean[] keyed;
 
+    /** Per task index: its Storm task id. */
+    private final int[] taskId;
+    private final List<String> componentNames;
+
+    // The rates: the structure's model (a spout task emits 1, selectivity 1, load = tuples received), or
+    // what the traffic records measured (see measure).
+    private final double[] spoutEmission;          // per task; 0 for a bolt's
+    private final double[] selectivity;            // per component
+    private final double[] cost;                   // per component: load per tuple received (emitted, spout)
+    private final double[][] streamFactor;         // [bolt][input]: share of the source's output on the stream
+    private final double[][][] targetShare;        // [bolt][input]: share of each target task, null: even
+
     // Current placement and scratch.
     private final int[] workerOf;
     private final int[] taskWorker;
-    /** Per task: what it emits, which (selectivity 1) is also what it receives and its load; a spout's is 1. */
+    /** Per task: the tuples it emits (a spout's: its emission; a bolt's: what it receives times its selectivity). */
     private final double[] out;
+    /** Per task: the tuples it receives. */
+    private final double[] received;
+    private final double[] shareInNode;            // per node, for one keyed stream
+    private final double[] shareInWorker;          // per worker, for one keyed stream
     private final int[] countInWorker;   // [component * workers + worker]
     private final int[] countInNode;     // [component * nodes + node]
     private final double[] localSum;     // per worker, for one target component
@@ -95,12 +111,13 @@ final class GroupingObjective implements RefinementObjective {
 
     /**
      * @param componentOfExecutor component id of every executor index (as {@link ExecutorGraph} numbers them)
+     * @param firstTaskOfExecutor Storm task id of the first task of every executor index
      * @param tasksPerExecutor number of tasks of every executor index
      * @param workerWeight cost of an inter-worker tuple inside a node relative to an inter-node one
      * @param loadBound highest node load relative to its share of capacity without penalty
      */
-    GroupingObjective(StormTopology topology, String[] componentOfExecutor, int[] tasksPerExecutor, NodeSlots slots,
-                      double workerWeight, double loadBound) {
+    GroupingObjective(StormTopology topology, String[] componentOfExecutor, int[] firstTaskOfExecutor,
+                      int[] tasksPerExecutor, NodeSlots slots, double workerWeight, double loadBound) {
         this.slots = slots;
         this.workerWeight = workerWeight;
         this.loadBound = loadBound;
@@ -131,16 +148,19 @@ final class GroupingObjective implements RefinementObjective {
             }
         }
         executorOfTask = new int[taskCount];
+        taskId = new int[taskCount];
         componentStart = new int[componentCount + 1];
         int next = 0;
         for (int c = 0; c < componentCount; c++) {
             componentStart[c] = next;
             for (int e : executorsOf.get(c)) {
                 for (int k = 0; k < tasksPerExecutor[e]; k++) {
+                    taskId[next] = firstTaskOfExecutor[e] + k;
                     executorOfTask[next++] = e;
                 }
             }
         }
+        componentNames = List.copyOf(components);
         componentStart[componentCount] = next;
         // Bolts in dependency order (Kahn); bolts on a cycle follow in declaration order, their
         // not-yet-computed inputs counting as silent.
@@ -200,9 +220,29 @@ final class GroupingObjective implements RefinementObjective {
                         || g.is_set_custom_serialized() || g.is_set_custom_object() || g.is_set_direct();
             }
         }
+        spoutEmission = new double[taskCount];
+        for (int c = 0; c < componentCount; c++) {
+            for (int t = componentStart[c]; t < componentStart[c + 1]; t++) {
+                spoutEmission[t] = isSpout[c] ? 1 : 0;
+            }
+        }
+        selectivity = new double[componentCount];
+        cost = new double[componentCount];
+        Arrays.fill(selectivity, 1);
+        Arrays.fill(cost, 1);
+        streamFactor = new double[componentCount][];
+        targetShare = new double[componentCount][][];
+        for (int b : boltOrder) {
+            streamFactor[b] = new double[inputSource[b].length];
+            Arrays.fill(streamFactor[b], 1);
+            targetShare[b] = new double[inputSource[b].length][];
+        }
         workerOf = new int[executors];
         taskWorker = new int[taskCount];
         out = new double[taskCount];
+        received = new double[taskCount];
+        shareInNode = new double[slots.nodeCount()];
+        shareInWorker = new double[workers];
         countInWorker = new int[componentCount * workers];
         countInNode = new int[componentCount * slots.nodeCount()];
         localSum = new double[workers];
@@ -225,13 +265,50 @@ final class GroupingObjective implements RefinementObjective {
     static GroupingObjective of(StormTopology topology, Map<ExecutorDetails, String> componentOf,
                                 ExecutorGraph graph, NodeSlots slots, double workerWeight, double loadBound) {
         String[] components = new String[graph.size()];
+        int[] first = new int[graph.size()];
         int[] tasks = new int[graph.size()];
         for (int i = 0; i < graph.size(); i++) {
             ExecutorDetails executor = graph.executor(i);
             components[i] = componentOf.getOrDefault(executor, "");
+            first[i] = executor.getStartTask();
             tasks[i] = executor.getEndTask() - executor.getStartTask() + 1;
         }
-        return new GroupingObjective(topology, components, tasks, slots, workerWeight, loadBound);
+        return new GroupingObjective(topology, components, first, tasks, slots, workerWeight, loadBound);
+    }
+
+    /**
+     * Replays Storm's routing with the rates the traffic records measured instead of the structure's:
+     * each spout task's emission, each bolt's selectivity, each component's CPU time per tuple (the load),
+     * the share of a component's output each stream carries and, for streams not routed by the placement,
+     * the share each target task received. Traffic is then in tuples per second. Call before {@link #reset}.
+     */
+    void measure(MeasuredRates rates) {
+        for (int c = 0; c + 1 < componentStart.length; c++) {
+            String name = componentNames.get(c);
+            selectivity[c] = isSpout[c] ? 1 : rates.selectivity(name);
+            cost[c] = rates.cost(name, isSpout[c]);
+            for (int t = componentStart[c]; t < componentStart[c + 1]; t++) {
+                spoutEmission[t] = isSpout[c] ? rates.emitted(taskId[t]) : 0;
+            }
+        }
+        for (int b : boltOrder) {
+            int targets = componentStart[b + 1] - componentStart[b];
+            int[] targetTasks = Arrays.copyOfRange(taskId, componentStart[b], componentStart[b + 1]);
+            for (int i = 0; i < inputSource[b].length; i++) {
+                int a = inputSource[b][i];
+                double share = rates.streamShare(componentNames.get(a), componentNames.get(b));
+                streamFactor[b][i] = inputKind[b][i] == Kind.ALL && targets > 0 ? share / targets : share;
+                targetShare[b][i] = inputKind[b][i] == Kind.SPREAD
+                        ? rates.targetShares(componentNames.get(a),
+                                Arrays.copyOfRange(taskId, componentStart[a], componentStart[a + 1]), targetTasks)
+                        : null;
+            }
+        }
+    }
+
+    /** Tuples crossing nodes under the current placement (in the rates' unit). */
+    double interNodeTraffic() {
+        return interNode;
     }
 
     /**
@@ -387,7 +464,8 @@ final class GroupingObjective implements RefinementObjective {
                 taskWorker[t] = w;
                 countInWorker[c * workers + w]++;
                 countInNode[c * nodes + slots.nodeOfWorker(w)]++;
-                out[t] = isSpout[c] ? 1 : 0;
+                out[t] = spoutEmission[t];
+                received[t] = 0;
             }
         }
         interNode = 0;
@@ -406,8 +484,19 @@ final class GroupingObjective implements RefinementObjective {
             for (int i = 0; i < inputSource[b].length; i++) {
                 int a = inputSource[b][i];
                 Kind kind = inputKind[b][i];
+                double factor = streamFactor[b][i];
+                double[] shares = targetShare[b][i];
+                if (shares != null) {
+                    Arrays.fill(shareInNode, 0);
+                    Arrays.fill(shareInWorker, 0);
+                    for (int t = first; t < first + targets; t++) {
+                        shareInNode[slots.nodeOfWorker(taskWorker[t])] += shares[t - first];
+                        shareInWorker[taskWorker[t]] += shares[t - first];
+                    }
+                }
+                double keyedStream = 0;
                 for (int s = componentStart[a]; s < componentStart[a + 1]; s++) {
-                    double r = out[s];
+                    double r = out[s] * factor;
                     if (r == 0) {
                         continue;
                     }
@@ -429,8 +518,13 @@ final class GroupingObjective implements RefinementObjective {
                             }
                         }
                         case SPREAD -> {
-                            spread += r / targets;
-                            account(r, 1 - (double) inNode / targets, 1 - (double) inWorker / targets);
+                            if (shares == null) {
+                                spread += r / targets;
+                                account(r, 1 - (double) inNode / targets, 1 - (double) inWorker / targets);
+                            } else {
+                                keyedStream += r;
+                                account(r, 1 - shareInNode[n], 1 - shareInWorker[w]);
+                            }
                         }
                         case ALL -> {
                             spread += r;
@@ -443,20 +537,28 @@ final class GroupingObjective implements RefinementObjective {
                         }
                     }
                 }
+                if (keyedStream > 0) {
+                    for (int t = first; t < first + targets; t++) {
+                        received[t] += keyedStream * shares[t - first];
+                    }
+                }
             }
             for (int t = first; t < first + targets; t++) {
                 int w = taskWorker[t];
-                double in = spread + (t == first ? global : 0);
+                double in = received[t] + spread + (t == first ? global : 0);
                 if (localSum[w] > 0) {
                     in += localSum[w] / countInWorker[b * workers + w];
                 }
-                out[t] = in;
+                received[t] = in;
+                out[t] = in * selectivity[b];
             }
         }
         // A task that local-or-shuffle starves under this placement really carries nothing.
         Arrays.fill(executorLoad, 0);
-        for (int t = 0; t < out.length; t++) {
-            executorLoad[executorOfTask[t]] += out[t];
+        for (int c = 0; c + 1 < componentStart.length; c++) {
+            for (int t = componentStart[c]; t < componentStart[c + 1]; t++) {
+                executorLoad[executorOfTask[t]] += (isSpout[c] ? out[t] : received[t]) * cost[c];
+            }
         }
         double smallest = TopologyStructure.smallestPositive(executorLoad);
         double totalLoad = 0;

@@ -275,12 +275,29 @@ public class JetStreamScheduler implements IScheduler {
         }
         ExecutorGraph graph = ExecutorGraph.fromTraffic(topology.getExecutorToComponent(), measured);
         List<WorkerSlot> slots = orderedSlots(existing);
-        Placement current = currentPlacement(graph, existing, nodeSlots(cluster, slots));
-        Planned planned = plan(graph, topology, slots, cluster, false);
-        RebalancePolicy.Decision decision = rebalancePolicy.decide(now, placedAt,
-                graph.graph().cutTraffic(current.nodeOfTasks()),
-                graph.graph().cutTraffic(planned.placement().nodeOfTasks()),
-                current.maxNodeImbalance(graph.graph()), planned.placement().maxNodeImbalance(graph.graph()));
+        SlotsByNode bySlots = nodeSlots(cluster, slots);
+        Placement current = currentPlacement(graph, existing, bySlots);
+        RebalancePolicy.Decision decision;
+        Planned planned;
+        if (GroupingObjective.placementDecidesRouting(topology.getTopology())) {
+            // The measured pairs say where Storm routed local-or-shuffle tuples under this placement; a new
+            // one routes them anew: replay Storm's rule with the measured rates.
+            GroupingObjective routing = GroupingObjective.of(topology.getTopology(), topology.getExecutorToComponent(),
+                    graph, bySlots.nodeSlots(), planner.workerWeight(), planner.loadBound());
+            routing.measure(MeasuredRates.of(measured, topology.getExecutorToComponent()));
+            routing.reset(current.workerOfTasks());
+            double currentInterNode = routing.interNodeTraffic();
+            double currentImbalance = routing.maxRelativeNodeLoad();
+            planned = planMeasuredRouting(graph, routing, current, bySlots);
+            decision = rebalancePolicy.decide(now, placedAt, currentInterNode, routing.interNodeTraffic(),
+                    currentImbalance, routing.maxRelativeNodeLoad());
+        } else {
+            planned = plan(graph, topology, slots, cluster, false);
+            decision = rebalancePolicy.decide(now, placedAt,
+                    graph.graph().cutTraffic(current.nodeOfTasks()),
+                    graph.graph().cutTraffic(planned.placement().nodeOfTasks()),
+                    current.maxNodeImbalance(graph.graph()), planned.placement().maxNodeImbalance(graph.graph()));
+        }
         LOG.debug("Topology {}: online check from {} task records: {}", topology.getId(), measured.tasks().size(),
                 decision.reason());
         if (!decision.rebalance()) {
@@ -448,6 +465,36 @@ public class JetStreamScheduler implements IScheduler {
             objective.reset(fromFirst.workerOfTasks());
         }
         return routing;
+    }
+
+    /**
+     * A measured topology whose local-or-shuffle streams Storm routes by the placement: the plan from the
+     * measured pairs and the current placement, both refined as Storm would route the measured rates
+     * under them ({@code routing}, already measured), the better kept. The passes share the time budget;
+     * {@code routing} is left reset to the plan kept.
+     */
+    private Planned planMeasuredRouting(ExecutorGraph graph, GroupingObjective routing, Placement current,
+                                        SlotsByNode slots) {
+        TaskGraph tasks = graph.graph();
+        long start = System.nanoTime();
+        Placement best;
+        try (Timer.Context ignored = planning.time()) {
+            Placement fromPairs = planner.refine(planner.plan(tasks, slots.nodeSlots(), 1.0 / 3), routing, tasks, 1.0 / 3);
+            routing.reset(fromPairs.workerOfTasks());
+            double pairsValue = routing.value();
+            Placement fromCurrent = planner.refine(current, routing, tasks, 1.0 / 3);
+            routing.reset(fromCurrent.workerOfTasks());
+            best = fromCurrent;
+            if (pairsValue < routing.value()) {
+                best = fromPairs;
+                routing.reset(fromPairs.workerOfTasks());
+            }
+        }
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        lastInterNodeFraction = routing.interNodeFraction();
+        lastNodeImbalance = routing.maxRelativeNodeLoad();
+        return new Planned(best, slots.workerSlots(), millis, routing.interNodeFraction(), routing.interWorkerFraction(),
+                routing.maxRelativeNodeLoad(), " (local-or-shuffle as Storm routes it)");
     }
 
     private static void assign(Cluster cluster, String topologyId, ExecutorGraph graph, Planned planned) {
