@@ -89,6 +89,9 @@ public final class SchedulerEvaluation {
         // Every scheduler logs each placement at INFO; the tables are the output.
         org.apache.logging.log4j.core.config.Configurator.setRootLevel(org.apache.logging.log4j.Level.ERROR);
         org.apache.logging.log4j.core.config.Configurator.setAllLevels("", org.apache.logging.log4j.Level.ERROR);
+        // The resource-aware scheduler logs its failure to place the 1,000-executor cases at ERROR; the table says so.
+        org.apache.logging.log4j.core.config.Configurator.setLevel("org.apache.storm.scheduler.resource",
+                org.apache.logging.log4j.Level.OFF);
         Map<String, Object> options = new HashMap<>();
         List<TopologyFamilies.Grouping> kinds = new ArrayList<>(List.of(TopologyFamilies.Grouping.values()));
         boolean scale = true;
@@ -147,6 +150,7 @@ public final class SchedulerEvaluation {
         }
         if (bounds) {
             bounds(options, trafficDir);
+            measuredBounds(options, trafficDir);
         }
         // Storm's schedulers leave non-daemon threads behind; this is a command-line run, so end it.
         System.exit(0);
@@ -304,8 +308,12 @@ public final class SchedulerEvaluation {
                             best = best == null || o.millis() < best.millis() ? o : best;
                         }
                     } catch (IllegalStateException e) {
-                        line.append(String.format(" %s could not place it (%s);", scheduler,
-                                e.getMessage().replaceAll(".*unassigned: ", "")));
+                        java.util.regex.Matcher placed = java.util.regex.Pattern.compile("(\\d+) of (\\d+) executors scheduled")
+                                .matcher(e.getMessage());
+                        line.append(String.format(" %s could not place it (%s);", scheduler, placed.find()
+                                ? "its default strategy gave up after 10,000 search states, " + placed.group(1) + " of "
+                                        + placed.group(2) + " executors placed"
+                                : e.getMessage().replaceAll(".*unassigned: ", "")));
                         continue;
                     }
                     line.append(String.format(" %s %.0f ms (traffic %.3f, load %.2f);", scheduler, best.millis(),
@@ -396,49 +404,110 @@ public final class SchedulerEvaluation {
                 sumTight / families, sumLoose / families, (sumOurs - sumTight) / families, worstGap, sumRobust / families);
     }
 
+    /**
+     * Rates measured, for the families whose tasks stay interchangeable under the rate models (every
+     * stream a shuffle: SOL, and any random DAG draw without keys): the least inter-node traffic any
+     * placement can have with every node within max(1.15, JetStream's load) × the mean, next to
+     * JetStream online and even, per case and rate model; averaged as the tables.
+     */
+    private static void measuredBounds(Map<String, Object> options, Path trafficDir) throws Exception {
+        System.out.println();
+        System.out.println("## Bounds with the rates measured (families whose tasks stay interchangeable: every stream a shuffle)");
+        System.out.println("| family | cluster | rate model | even | JetStream online (load) | bound at max(1.15, JetStream's load) | method |");
+        System.out.println("|---|---|---:|---:|---:|---:|---|");
+        for (String family : TopologyFamilies.NAMES) {
+            double even = 0;
+            double ours = 0;
+            double bound = 0;
+            int n = 0;
+            for (int[] shape : CLUSTERS) {
+                Case c = Case.of(family, TopologyFamilies.Grouping.SHUFFLE, shape[0], shape[1], 17 * shape[0] + shape[1]);
+                Placed evenPlaced = c.place("even", Map.of(), trafficDir);
+                for (int draw = 0; draw < rateDraws; draw++) {
+                    RateModel rates = c.rates(draw);
+                    PlacementBound.Structure s;
+                    try {
+                        s = PlacementBound.of(c.generated, c.tasksOf, c.taskCount, rates);
+                    } catch (IllegalArgumentException keyed) {
+                        continue; // a fields grouping's keys make the tasks of a component differ
+                    }
+                    Outcome e = c.score(evenPlaced, rates);
+                    Outcome o = c.score(c.online(options, trafficDir, rates).now(), rates);
+                    PlacementBound.Bound b = PlacementBound.maxLocal(s, c.nodes,
+                            Math.max(1.15, o.maxOverMean() + 1e-9) * s.totalLoad() / c.nodes);
+                    double lower = 1 - b.maxLocal() / s.totalTraffic();
+                    System.out.printf("| %s | %dx%d | %d | %.3f | %.3f (%.2f) | %.3f | %s |%n", family, shape[0], shape[1],
+                            draw, e.crossFraction(), o.crossFraction(), o.maxOverMean(), lower, method(b));
+                    even += e.crossFraction();
+                    ours += o.crossFraction();
+                    bound += lower;
+                    n++;
+                }
+            }
+            if (n > 0) {
+                System.out.printf("| **%s** | mean of %d | | %.3f | %.3f (%.2f x even) | %.3f (%.2f x even) | |%n", family, n,
+                        even / n, ours / n, ours / even, bound / n, bound / even);
+            }
+            System.out.flush();
+        }
+    }
+
     private static String method(PlacementBound.Bound b) {
         return b.exact() ? "exact" : "Lagrangian";
     }
 
     /**
-     * Traffic against imbalance, with rates unknown and with rates measured: JetStream's balance factor swept
-     * (and, rates unknown, the structure's uniform rates trusted), the stock schedulers as points.
+     * Traffic against imbalance under the random rate models, in two panels per grouping kind. Rates
+     * unknown: JetStream from structure with the rate spread it assumes swept (0.5, 1 = default, 2), and
+     * trusting the structure's uniform rates with its balance factor swept (TurboStream's consolidation);
+     * rates measured: JetStream online with its balance factor swept. The stock schedulers as points.
      */
     private static void tradeOff(Path trafficDir) throws Exception {
-        double[] factors = {0.05, 0.1, 0.15, 0.3, 0.6, 0.95};
+        double[] spreads = {0.5, 1.0, 2.0};
+        double[] factors = {0.05, 0.15, 0.3, 0.6, 0.95};
         int draws = Math.min(rateDraws, 2);
         List<Chart.Panel> panels = new ArrayList<>();
         System.out.println();
         System.out.println("## Trade-off: mean over families, clusters and " + draws + " rate models (x = max/mean node load, "
-                + "y = inter-node traffic / even), JetStream's balance factor 0.05, 0.1, 0.15 (default), 0.3, 0.6, 0.95");
+                + "y = inter-node traffic / even); rate spread 0.5, 1 (default), 2; balance factor 0.05, 0.15 (default), 0.3, 0.6, 0.95");
         for (TopologyFamilies.Grouping kind : TopologyFamilies.Grouping.values()) {
             Chart.Panel unknown = new Chart.Panel(name(kind) + ", rates unknown", "max/mean node load",
                     "inter-node traffic / even", false);
             Chart.Panel measured = new Chart.Panel(name(kind) + ", rates measured", "max/mean node load",
                     "inter-node traffic / even", false);
-            double[][] fromStructure = new double[2][factors.length];
-            double[][] online = new double[2][factors.length];
-            Map<String, double[]> stock = null;
-            for (int i = 0; i < factors.length; i++) {
-                TradeOffPoint p = tradeOffPoint(kind, Map.of("jetstream.scheduler.balance-factor", factors[i]),
-                        trafficDir, draws);
-                fromStructure[0][i] = p.unknown()[1];
-                fromStructure[1][i] = p.unknown()[0];
-                online[0][i] = p.measured()[1];
-                online[1][i] = p.measured()[0];
-                stock = p.stock();
+            double[][] robust = new double[2][spreads.length];
+            for (int i = 0; i < spreads.length; i++) {
+                double[] p = tradeOffPoint(kind, Map.of("jetstream.scheduler.structure.rate-spread", spreads[i]), trafficDir,
+                        draws, false);
+                robust[0][i] = p[1];
+                robust[1][i] = p[0];
             }
-            unknown.line("JetStream (balance factor 0.05 ... 0.95)", fromStructure[0], fromStructure[1]);
+            double[][] uniform = new double[2][factors.length];
+            double[][] online = new double[2][factors.length];
+            for (int i = 0; i < factors.length; i++) {
+                double[] u = tradeOffPoint(kind, Map.of("jetstream.scheduler.structure.rates", "uniform",
+                        "jetstream.scheduler.balance-factor", factors[i]), trafficDir, draws, false);
+                uniform[0][i] = u[1];
+                uniform[1][i] = u[0];
+                double[] m = tradeOffPoint(kind, Map.of("jetstream.scheduler.balance-factor", factors[i]), trafficDir,
+                        draws, true);
+                online[0][i] = m[1];
+                online[1][i] = m[0];
+            }
+            unknown.line("JetStream, rates unknown (rate spread 0.5, 1, 2)", robust[0], robust[1]);
+            unknown.line("JetStream trusting uniform rates (balance factor 0.05 ... 0.95)", uniform[0], uniform[1]);
             measured.line("JetStream online (balance factor 0.05 ... 0.95)", online[0], online[1]);
-            System.out.printf("- %s, rates unknown, JetStream: %s%n", name(kind), points(fromStructure[0], fromStructure[1]));
-            System.out.printf("- %s, rates measured, JetStream: %s%n", name(kind), points(online[0], online[1]));
-            for (Map.Entry<String, double[]> s : stock.entrySet()) {
-                double[] r = s.getValue();
+            System.out.printf("- %s, rates unknown, JetStream (rate spread 0.5, 1, 2): %s%n", name(kind), points(robust[0], robust[1]));
+            System.out.printf("- %s, rates unknown, JetStream trusting uniform rates: %s%n", name(kind),
+                    points(uniform[0], uniform[1]));
+            System.out.printf("- %s, rates measured, JetStream online: %s%n", name(kind), points(online[0], online[1]));
+            for (String stock : STOCK) {
+                double[] r = tradeOffPoint(kind, Map.of(), trafficDir, draws, false, stock);
                 // A point: a short horizontal tick at the scheduler's (load, traffic).
                 for (Chart.Panel panel : List.of(unknown, measured)) {
-                    panel.line(s.getKey() + " scheduler", new double[] {r[1] - 0.02, r[1] + 0.02}, new double[] {r[0], r[0]});
+                    panel.line(stock + " scheduler", new double[] {r[1] - 0.02, r[1] + 0.02}, new double[] {r[0], r[0]});
                 }
-                System.out.printf("- %s, %s scheduler: (%.2f, %.2f)%n", name(kind), s.getKey(), r[1], r[0]);
+                System.out.printf("- %s, %s scheduler: (%.2f, %.2f)%n", name(kind), stock, r[1], r[0]);
             }
             panels.add(unknown);
             panels.add(measured);
@@ -446,48 +515,36 @@ public final class SchedulerEvaluation {
         Chart.write("scheduler-tradeoff.png", 2, panels);
     }
 
-    /** Averages over families, clusters and rate models: {traffic / even traffic, max/mean load}. */
-    record TradeOffPoint(double[] unknown, double[] measured, Map<String, double[]> stock) {}
+    private static double[] tradeOffPoint(TopologyFamilies.Grouping kind, Map<String, Object> options, Path trafficDir,
+                                          int draws, boolean measured) throws IOException {
+        return tradeOffPoint(kind, options, trafficDir, draws, measured, OURS);
+    }
 
-    private static TradeOffPoint tradeOffPoint(TopologyFamilies.Grouping kind, Map<String, Object> options, Path trafficDir,
-                                               int draws) throws IOException {
-        double[] unknown = new double[2];
-        double[] measured = new double[2];
-        Map<String, double[]> stock = new LinkedHashMap<>();
+    /**
+     * {traffic / even's, max/mean load}, each averaged over families, clusters and rate models: JetStream from
+     * structure or, {@code measured}, after its online check; or a stock scheduler.
+     */
+    private static double[] tradeOffPoint(TopologyFamilies.Grouping kind, Map<String, Object> options, Path trafficDir,
+                                          int draws, boolean measured, String scheduler) throws IOException {
+        double ratio = 0;
+        double load = 0;
         int n = 0;
         for (String family : TopologyFamilies.NAMES) {
             for (int[] shape : CLUSTERS) {
                 Case c = Case.of(family, kind, shape[0], shape[1], 17 * shape[0] + shape[1]);
-                Map<String, Placed> placed = new LinkedHashMap<>();
-                for (String s : STOCK) {
-                    placed.put(s, c.place(s, Map.of(), trafficDir));
-                }
+                Placed even = c.place("even", Map.of(), trafficDir);
+                Placed placed = measured ? null : c.place(scheduler, options, trafficDir);
                 for (int draw = 0; draw < draws; draw++) {
                     RateModel rates = c.rates(draw);
-                    double even = c.score(placed.get("even"), rates).crossFraction();
-                    for (String s : STOCK) {
-                        Outcome o = c.score(placed.get(s), rates);
-                        double[] p = stock.computeIfAbsent(s, k -> new double[2]);
-                        p[0] += even == 0 ? 1 : o.crossFraction() / even;
-                        p[1] += o.maxOverMean();
-                    }
-                    Online online = c.online(options, trafficDir, rates);
-                    Outcome u = c.score(online.fromStructure(), rates);
-                    Outcome m = c.score(online.now(), rates);
-                    unknown[0] += even == 0 ? 1 : u.crossFraction() / even;
-                    unknown[1] += u.maxOverMean();
-                    measured[0] += even == 0 ? 1 : m.crossFraction() / even;
-                    measured[1] += m.maxOverMean();
+                    double evenCross = c.score(even, rates).crossFraction();
+                    Outcome o = c.score(measured ? c.online(options, trafficDir, rates).now() : placed, rates);
+                    ratio += evenCross == 0 ? 1 : o.crossFraction() / evenCross;
+                    load += o.maxOverMean();
                     n++;
                 }
             }
         }
-        for (double[] p : stock.values()) {
-            p[0] /= n;
-            p[1] /= n;
-        }
-        return new TradeOffPoint(new double[] {unknown[0] / n, unknown[1] / n},
-                new double[] {measured[0] / n, measured[1] / n}, stock);
+        return new double[] {ratio / n, load / n};
     }
 
     private static String points(double[] x, double[] y) {
