@@ -24,18 +24,22 @@ import org.apache.storm.scheduler.ExecutorDetails;
  * {@link io.jetstream.scheduler.placement.KWayRefinement} optimise it.
  *
  * <p>The rates follow the structural model of {@link ExecutorGraph} (a spout task emits one unit, a
- * bolt task emits what it receives), but they depend on the placement: a bolt task fed locally receives
- * what its worker's source tasks emit, so every evaluation propagates the rates through the components
- * in dependency order. Shuffle, fields, partial-key, custom and direct groupings spread a task's output
- * evenly over the target tasks, {@code all} copies it to every one, {@code global} sends it to the
- * lowest. An executor's load is the tuples its tasks receive (emit, for a spout). One that receives
- * nothing whatever the placement ({@code __acker} or {@code __system} outside the user topology, a
- * task {@code global} never picks) carries the smallest executor load and no traffic; a task that
- * local-or-shuffle starves under one placement carries nothing there. The value is
- * inter-node traffic + {@code workerWeight} × inter-worker traffic + a penalty for every node whose load
- * exceeds {@code loadBound} times its share of capacity.
+ * bolt task emits what it receives), or what the traffic records measured ({@link #measure}); either way
+ * they depend on the placement: a bolt task fed locally receives what its worker's source tasks emit, so
+ * every evaluation propagates the rates through the components in dependency order. Shuffle, fields,
+ * partial-key, custom and direct groupings spread a task's output evenly over the target tasks (measured:
+ * by the shares the target tasks received), {@code all} copies it to every one, {@code global} sends it
+ * to the lowest. An executor's load is the tuples its tasks receive (emit, for a spout), times the
+ * component's measured CPU per tuple when measured. One that receives nothing whatever the placement
+ * ({@code __acker} or {@code __system} outside the user topology, a task {@code global} never picks)
+ * carries the smallest executor load and no traffic; a task that local-or-shuffle starves under one
+ * placement carries nothing there. The value is inter-node traffic + {@code workerWeight} × inter-worker
+ * traffic + a penalty for every node whose load exceeds {@code loadBound} times its share of capacity;
+ * with the rates unknown ({@link #boundRisk}) also the cost of an expected hottest node above the
+ * reference's, and of a keyed component's output kept more worker-local than there.
  *
- * <p>An evaluation is O(tasks + streams × (source tasks + workers)); not thread-safe.
+ * <p>An evaluation is O(tasks + streams × (source tasks + workers)), plus O(scenarios × nodes ×
+ * components) with a risk bound; not thread-safe.
  */
 final class GroupingObjective implements RefinementObjective {
     private enum Kind { SPREAD, ALL, GLOBAL, LOCAL_OR_SHUFFLE }

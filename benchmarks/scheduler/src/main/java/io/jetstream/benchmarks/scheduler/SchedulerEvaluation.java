@@ -67,6 +67,8 @@ public final class SchedulerEvaluation {
         double load;
         double maxMillis;
         final List<Double> millis = new ArrayList<>();
+        /** Every case's max/mean node load, in the order the cases ran (the same for every scheduler). */
+        final List<Double> loads = new ArrayList<>();
         int count;
 
         void add(Outcome o) {
@@ -74,7 +76,23 @@ public final class SchedulerEvaluation {
             load += o.maxOverMean();
             maxMillis = Math.max(maxMillis, o.millis());
             millis.add(o.millis());
+            loads.add(o.maxOverMean());
             count++;
+        }
+
+        /** Mean and standard error of this scheduler's max/mean node load minus {@code other}'s, case by case. */
+        double[] loadExcessOver(Sums other) {
+            int n = loads.size();
+            double sum = 0;
+            double squares = 0;
+            for (int i = 0; i < n; i++) {
+                double d = loads.get(i) - other.loads.get(i);
+                sum += d;
+                squares += d * d;
+            }
+            double mean = sum / n;
+            double variance = n > 1 ? (squares - n * mean * mean) / (n - 1) : 0;
+            return new double[] {mean, Math.sqrt(Math.max(0, variance) / n)};
         }
 
         double medianMillis() {
@@ -293,6 +311,12 @@ public final class SchedulerEvaluation {
                 System.out.printf("- %s, %s: traffic %.2f x even (worst family %.2f); max/mean node load %.2f against even's "
                                 + "%.2f (highest family %.2f; largest excess over even %+.2f, %s)%n", name(kind.getKey()), stage,
                         ratio / n, worstRatio, load / n, evenLoad / n, worstLoad, worstLoadExcess, worstLoadFamily);
+                StringBuilder excess = new StringBuilder("  max/mean node load minus even's, case by case (mean +- standard error):");
+                for (Map.Entry<String, Map<String, Sums>> f : kind.getValue().entrySet()) {
+                    double[] d = f.getValue().get(stage).loadExcessOver(f.getValue().get("even"));
+                    excess.append(String.format(" %s %+.3f +- %.3f;", f.getKey(), d[0], d[1]));
+                }
+                System.out.println(excess);
             }
         }
     }
