@@ -44,6 +44,22 @@ public final class KWayRefinement {
         this.nanoClock = nanoClock;
     }
 
+    /**
+     * The CPU time of the calling thread in nanoseconds (wall time where the JVM cannot measure it): with
+     * a budget in it, other processes on the machine do not change the placement; the wall time then grows
+     * with the contention, and the candidate counts still bound it.
+     */
+    public static LongSupplier threadCpuClock() {
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        if (threads.isCurrentThreadCpuTimeSupported()) {
+            if (!threads.isThreadCpuTimeEnabled()) {
+                threads.setThreadCpuTimeEnabled(true);
+            }
+            return threads::getCurrentThreadCpuTime;
+        }
+        return System::nanoTime;
+    }
+
     /** What a refinement did: candidates tried, changes kept, objective value before and after. */
     public record Outcome(long attempts, long changes, double valueBefore, double valueAfter) {}
 

@@ -18,10 +18,12 @@ public final class PlacementOptions {
             "scheduler.structure.rates", PlacementPlanner.StructuralRates.class, PlacementPlanner.StructuralRates.UNKNOWN,
             "What a placement from the topology's structure (before any traffic is measured) assumes of the rates: "
                     + "`unknown` keeps every component spread over the nodes as the even scheduler spreads it (at most "
-                    + "ceil(tasks x node share) of its tasks on a node) and only pairs tasks within that to cut traffic, "
-                    + "so no node is hotter than under the even scheduler whatever the rates; `uniform` trusts the "
-                    + "structure's rates (every task carries the same, TurboStream's offline model) and consolidates by "
-                    + "them: less traffic when that holds, hot nodes when filters, joins or hot keys make it false.");
+                    + "ceil(tasks x node share) of its tasks on a node: whichever component carries the load, no node is "
+                    + "hotter than under the even scheduler) and cuts traffic only by pairing tasks within that, keeping "
+                    + "the hottest node expected no hotter than the even deal's over random rate models; `uniform` "
+                    + "trusts the structure's rates (every task carries the same, TurboStream's offline model) and "
+                    + "consolidates by them: less traffic when that holds, hot nodes when filters, joins or hot keys "
+                    + "make it false.");
 
     public static final ConfigOption<Double> STRUCTURE_RATE_SPREAD = ConfigOption.doubleOption(
             "scheduler.structure.rate-spread", 1.0, 0.0, 5.0,
@@ -69,7 +71,9 @@ public final class PlacementOptions {
 
     public static final ConfigOption<Long> REFINE_TIME_BUDGET_MS = ConfigOption.longOption(
             "scheduler.refine.time-budget-ms", 300, 0, 60_000,
-            "Longest the k-way refinement of one placement may run (it stops earlier once changes stop paying). "
+            "Most CPU time of the scheduling thread the k-way refinement of one placement may use (it stops "
+                    + "earlier once changes stop paying; CPU time, so that other processes on the machine do not "
+                    + "change the placement). "
                     + "A topology with local-or-shuffle streams placed from structure shares it between three passes "
                     + "(over the task-pair graph, then for Storm's routing from that plan and from a deal of the "
                     + "components over the workers).");
@@ -114,7 +118,7 @@ public final class PlacementOptions {
                 config.get(WITHIN_NODE),
                 config.get(REFINE),
                 new KWayRefinement(config.get(REFINE_ATTEMPTS), config.get(REFINE_TIME_BUDGET_MS) * 1_000_000L,
-                        System::nanoTime),
+                        KWayRefinement.threadCpuClock()),
                 config.get(STRUCTURE_RATES),
                 config.get(STRUCTURE_RATE_SPREAD));
     }

@@ -13,9 +13,10 @@ public final class PlacementPlanner {
     public enum StructuralRates {
         /**
          * Unknown: the structure says which components talk, not how much their tasks receive. Every
-         * component stays spread as the even scheduler spreads it ({@link ComponentSpread}), and the
-         * traffic is cut only within that spread: no node is hotter than the even scheduler's whatever
-         * the rates turn out to be.
+         * component stays spread as the even scheduler spreads it ({@link ComponentSpread}: whichever
+         * component turns out to carry the load, no node is hotter than under the even scheduler), and
+         * the traffic is cut only by changes that keep the hottest node expected no hotter than the even
+         * deal's over the {@link RateScenarios}.
          */
         UNKNOWN,
         /**

@@ -84,9 +84,4 @@ final class RiskBoundedObjective implements RefinementObjective {
         inner.move(task, worker);
         workerOf[task] = worker;
     }
-
-    /** The expected relative load of the hottest node in the current placement. */
-    double risk() {
-        return tracker.risk();
-    }
 }

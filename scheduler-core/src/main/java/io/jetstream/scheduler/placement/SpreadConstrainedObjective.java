@@ -126,9 +126,4 @@ final class SpreadConstrainedObjective implements RefinementObjective {
         inner.move(task, worker);
         workerOf[task] = worker;
     }
-
-    /** Tasks beyond the spread in the current placement. */
-    int excess() {
-        return excess;
-    }
 }
