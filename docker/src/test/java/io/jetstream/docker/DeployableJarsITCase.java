@@ -111,9 +111,13 @@ class DeployableJarsITCase {
             }
             Class<?> scopes = workers.loadClass("io.jetstream.core.config.ConfigScope");
             Class<?> groupType = workers.loadClass("io.jetstream.core.config.OptionGroup");
-            Object groups = Array.newInstance(groupType, 2);
-            Array.set(groups, 0, workers.loadClass("io.jetstream.scheduler.storm.JetStreamSchedulerOptions").getField("GROUP").get(null));
-            Array.set(groups, 1, workers.loadClass("io.jetstream.storm.transport.JetStreamTransportOptions").getField("GROUP").get(null));
+            Object schedulerGroups = workers.loadClass("io.jetstream.scheduler.storm.JetStreamSchedulerOptions")
+                    .getMethod("groups").invoke(null);
+            int schedulerGroupCount = Array.getLength(schedulerGroups);
+            Object groups = Array.newInstance(groupType, schedulerGroupCount + 1);
+            System.arraycopy(schedulerGroups, 0, groups, 0, schedulerGroupCount);
+            Array.set(groups, schedulerGroupCount,
+                    workers.loadClass("io.jetstream.storm.transport.JetStreamTransportOptions").getField("GROUP").get(null));
             @SuppressWarnings({"unchecked", "rawtypes"})
             Object storm = Enum.valueOf((Class) scopes, "STORM");
             try {

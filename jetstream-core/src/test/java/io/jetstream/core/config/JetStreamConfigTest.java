@@ -111,6 +111,26 @@ class JetStreamConfigTest {
         assertEquals(1, config.get(ROUTES));
     }
 
+    /** An engine-free group and an engine's own group under one prefix: each accepts the other's keys. */
+    @Test
+    void groupsSharingAPrefixAreCheckedTogether() {
+        ConfigOption<Integer> engineOnly = ConfigOption.intOption("demo.engine-threads", 2, 1, 8, "Engine only.");
+        OptionGroup engine = new OptionGroup("Demo engine", "demo.", "For tests.", List.of(engineOnly));
+        Map<String, Object> raw = Map.of("jetstream.demo.routes", 3, "jetstream.demo.engine-threads", 4);
+
+        JetStreamConfig both = JetStreamConfig.load(ConfigScope.STORM, raw, GROUP, engine);
+        assertEquals(3, both.get(ROUTES));
+        assertEquals(4, both.get(engineOnly));
+
+        InvalidConfigurationException alone = assertThrows(InvalidConfigurationException.class,
+                () -> JetStreamConfig.load(ConfigScope.STORM, raw, GROUP));
+        assertEquals("jetstream.demo.engine-threads", alone.key());
+        InvalidConfigurationException typo = assertThrows(InvalidConfigurationException.class,
+                () -> JetStreamConfig.load(ConfigScope.STORM, Map.of("jetstream.demo.engine-thread", 4), GROUP, engine));
+        assertTrue(typo.getMessage().contains("jetstream.demo.routes")
+                && typo.getMessage().contains("jetstream.demo.engine-threads"), typo.getMessage());
+    }
+
     @Test
     void declarationsAreCheckedWhenTheyAreMade() {
         assertThrows(IllegalArgumentException.class,

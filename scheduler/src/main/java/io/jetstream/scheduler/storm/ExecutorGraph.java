@@ -34,16 +34,47 @@ public final class ExecutorGraph {
     private final List<ExecutorDetails> executors;
     private final Map<ExecutorDetails, Integer> indexOf;
     private final TaskGraph graph;
+    private final int[] componentOf;
+    private final List<String> componentNames;
     private final String source;
 
-    private ExecutorGraph(List<ExecutorDetails> executors, TaskGraph graph, String source) {
+    private ExecutorGraph(List<ExecutorDetails> executors, TaskGraph graph, int[] componentOf,
+                          List<String> componentNames, String source) {
         this.executors = List.copyOf(executors);
         this.indexOf = new HashMap<>();
         for (int i = 0; i < executors.size(); i++) {
             indexOf.put(executors.get(i), i);
         }
         this.graph = graph;
+        this.componentOf = componentOf;
+        this.componentNames = List.copyOf(componentNames);
         this.source = source;
+    }
+
+    /**
+     * The component of every executor index, numbered in component-name order (system components such
+     * as {@code __acker} included): what {@link io.jetstream.scheduler.placement.ComponentSpread} spreads.
+     */
+    public int[] componentOf() {
+        return componentOf.clone();
+    }
+
+    /** The component names, in the order {@link #componentOf} numbers them. */
+    public List<String> componentNames() {
+        return componentNames;
+    }
+
+    private static List<String> namesOf(Map<ExecutorDetails, String> executorToComponent) {
+        return new ArrayList<>(new java.util.TreeSet<>(executorToComponent.values()));
+    }
+
+    private static int[] componentsOf(List<ExecutorDetails> executors, List<String> names,
+                                      Map<ExecutorDetails, String> executorToComponent) {
+        int[] of = new int[executors.size()];
+        for (int i = 0; i < of.length; i++) {
+            of[i] = java.util.Collections.binarySearch(names, executorToComponent.get(executors.get(i)));
+        }
+        return of;
     }
 
     /** Where the graph came from, for logs: "structure" or "recorded traffic". */
@@ -83,9 +114,11 @@ public final class ExecutorGraph {
         int[] newIndex = new int[size()];
         java.util.Arrays.fill(newIndex, -1);
         List<ExecutorDetails> kept = new ArrayList<>();
+        int[] keptComponents = new int[indexes.length];
         for (int i = 0; i < indexes.length; i++) {
             newIndex[indexes[i]] = i;
             kept.add(executors.get(indexes[i]));
+            keptComponents[i] = componentOf[indexes[i]];
         }
         TaskGraph.Builder builder = TaskGraph.builder(indexes.length);
         for (int i = 0; i < indexes.length; i++) {
@@ -98,7 +131,7 @@ public final class ExecutorGraph {
                 }
             }
         }
-        return new ExecutorGraph(kept, builder.build(), source);
+        return new ExecutorGraph(kept, builder.build(), keptComponents, componentNames, source);
     }
 
     static List<ExecutorDetails> sorted(Collection<ExecutorDetails> executors) {
@@ -132,7 +165,8 @@ public final class ExecutorGraph {
         List<ExecutorDetails> executors = sorted(executorToComponent.keySet());
         TaskGraph graph = structureOf(topology).taskGraph(
                 tasksByComponent(executorToComponent), executorOfTask(executors), executors.size());
-        return new ExecutorGraph(executors, graph, STRUCTURE);
+        List<String> names = namesOf(executorToComponent);
+        return new ExecutorGraph(executors, graph, componentsOf(executors, names, executorToComponent), names, STRUCTURE);
     }
 
     /** Storm's components and subscriptions as an engine-free {@link TopologyStructure}. */
@@ -153,7 +187,8 @@ public final class ExecutorGraph {
                 grouping.is_set_fields() && grouping.get_fields().isEmpty(), grouping.is_set_local_or_shuffle());
     }
 
-    private static Map<String, int[]> tasksByComponent(Map<ExecutorDetails, String> executorToComponent) {
+    /** The task ids of every component. */
+    static Map<String, int[]> tasksByComponent(Map<ExecutorDetails, String> executorToComponent) {
         Map<String, List<Integer>> lists = new HashMap<>();
         for (Map.Entry<ExecutorDetails, String> e : executorToComponent.entrySet()) {
             List<Integer> tasks = lists.computeIfAbsent(e.getValue(), k -> new ArrayList<>());
@@ -170,25 +205,26 @@ public final class ExecutorGraph {
 
     /**
      * The online graph: traffic is the measured tuple rate of every task pair; load is the measured
-     * CPU time of an executor when every executor reported one, otherwise the tuples it received and
-     * emitted. Executors without measurements get the smallest measured load.
+     * CPU time of an executor when every executor has a record and some record carries CPU time (an
+     * idle executor may report none), otherwise the tuples it received and emitted. Executors without
+     * load get the smallest measured load.
      */
-    public static ExecutorGraph fromTraffic(Collection<ExecutorDetails> executorSet, TrafficSnapshot traffic) {
-        List<ExecutorDetails> executors = sorted(executorSet);
+    public static ExecutorGraph fromTraffic(Map<ExecutorDetails, String> executorToComponent, TrafficSnapshot traffic) {
+        List<ExecutorDetails> executors = sorted(executorToComponent.keySet());
         int[] executorOfTask = executorOfTask(executors);
         TaskGraph.Builder builder = TaskGraph.builder(executors.size());
         double[] tuples = new double[executors.size()];
         double[] cpu = new double[executors.size()];
-        boolean[] hasCpu = new boolean[executors.size()];
+        boolean[] recorded = new boolean[executors.size()];
+        boolean anyCpu = false;
         for (TaskTraffic task : traffic.tasks()) {
             int source = task.taskId() >= 0 && task.taskId() < executorOfTask.length ? executorOfTask[task.taskId()] : -1;
             if (source < 0) {
                 continue;
             }
-            if (task.cpuNanosPerSecond() > 0) {
-                cpu[source] += task.cpuNanosPerSecond();
-                hasCpu[source] = true;
-            }
+            recorded[source] = true;
+            cpu[source] += task.cpuNanosPerSecond();
+            anyCpu |= task.cpuNanosPerSecond() > 0;
             for (Map.Entry<Integer, Double> out : task.tuplesPerSecondTo().entrySet()) {
                 int targetTask = out.getKey();
                 int target = targetTask >= 0 && targetTask < executorOfTask.length ? executorOfTask[targetTask] : -1;
@@ -201,12 +237,14 @@ public final class ExecutorGraph {
                 builder.addTraffic(source, target, r);
             }
         }
-        boolean allCpu = true;
-        for (boolean b : hasCpu) {
-            allCpu &= b;
+        boolean allRecorded = true;
+        for (boolean b : recorded) {
+            allRecorded &= b;
         }
-        setLoads(builder, allCpu ? cpu : tuples);
-        return new ExecutorGraph(executors, builder.build(), "recorded traffic");
+        setLoads(builder, allRecorded && anyCpu ? cpu : tuples);
+        List<String> names = namesOf(executorToComponent);
+        return new ExecutorGraph(executors, builder.build(), componentsOf(executors, names, executorToComponent), names,
+                "recorded traffic");
     }
 
     /** Loads as given; zero loads get the smallest positive load (every executor costs something). */

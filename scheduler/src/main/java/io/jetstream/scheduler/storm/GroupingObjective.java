@@ -1,5 +1,6 @@
 package io.jetstream.scheduler.storm;
 
+import io.jetstream.scheduler.placement.LoadRisk;
 import io.jetstream.scheduler.placement.NodeSlots;
 import io.jetstream.scheduler.placement.RefinementObjective;
 import io.jetstream.scheduler.placement.TopologyStructure;
@@ -23,18 +24,22 @@ import org.apache.storm.scheduler.ExecutorDetails;
  * {@link io.jetstream.scheduler.placement.KWayRefinement} optimise it.
  *
  * <p>The rates follow the structural model of {@link ExecutorGraph} (a spout task emits one unit, a
- * bolt task emits what it receives), but they depend on the placement: a bolt task fed locally receives
- * what its worker's source tasks emit, so every evaluation propagates the rates through the components
- * in dependency order. Shuffle, fields, partial-key, custom and direct groupings spread a task's output
- * evenly over the target tasks, {@code all} copies it to every one, {@code global} sends it to the
- * lowest. An executor's load is the tuples its tasks receive (emit, for a spout). One that receives
- * nothing whatever the placement ({@code __acker} or {@code __system} outside the user topology, a
- * task {@code global} never picks) carries the smallest executor load and no traffic; a task that
- * local-or-shuffle starves under one placement carries nothing there. The value is
- * inter-node traffic + {@code workerWeight} × inter-worker traffic + a penalty for every node whose load
- * exceeds {@code loadBound} times its share of capacity.
+ * bolt task emits what it receives), or what the traffic records measured ({@link #measure}); either way
+ * they depend on the placement: a bolt task fed locally receives what its worker's source tasks emit, so
+ * every evaluation propagates the rates through the components in dependency order. Shuffle, fields,
+ * partial-key, custom and direct groupings spread a task's output evenly over the target tasks (measured:
+ * by the shares the target tasks received), {@code all} copies it to every one, {@code global} sends it
+ * to the lowest. An executor's load is the tuples its tasks receive (emit, for a spout), times the
+ * component's measured CPU per tuple when measured. One that receives nothing whatever the placement
+ * ({@code __acker} or {@code __system} outside the user topology, a task {@code global} never picks)
+ * carries the smallest executor load and no traffic; a task that local-or-shuffle starves under one
+ * placement carries nothing there. The value is inter-node traffic + {@code workerWeight} × inter-worker
+ * traffic + a penalty for every node whose load exceeds {@code loadBound} times its share of capacity;
+ * with the rates unknown ({@link #boundRisk}) also the cost of an expected hottest node above the
+ * reference's, and of a keyed component's output kept more worker-local than there.
  *
- * <p>An evaluation is O(tasks + streams × (source tasks + workers)); not thread-safe.
+ * <p>An evaluation is O(tasks + streams × (source tasks + workers)), plus O(scenarios × nodes ×
+ * components) with a risk bound; not thread-safe.
  */
 final class GroupingObjective implements RefinementObjective {
     private enum Kind { SPREAD, ALL, GLOBAL, LOCAL_OR_SHUFFLE }
@@ -59,18 +64,49 @@ final class GroupingObjective implements RefinementObjective {
     private final int[][] inputSource;
     private final Kind[][] inputKind;
     private final boolean[] isSpout;
+    /**
+     * Per component: whether some input reaches its tasks by key (fields with keys, custom such as partial key,
+     * direct), so that a hot key can load one of its tasks far above the others.
+     */
+    private final boolean[] keyed;
+
+    /** Per task index: its Storm task id. */
+    private final int[] taskId;
+    private final List<String> componentNames;
+
+    // The rates: the structure's model (a spout task emits 1, selectivity 1, load = tuples received), or
+    // what the traffic records measured (see measure).
+    private final double[] spoutEmission;          // per task; 0 for a bolt's
+    private final double[] selectivity;            // per component
+    private final double[] cost;                   // per component: load per tuple received (emitted, spout)
+    private final double[][] streamFactor;         // [bolt][input]: share of the source's output on the stream
+    private final double[][][] targetShare;        // [bolt][input]: share of each target task, null: even
 
     // Current placement and scratch.
     private final int[] workerOf;
     private final int[] taskWorker;
-    /** Per task: what it emits, which (selectivity 1) is also what it receives and its load; a spout's is 1. */
+    /** Per task: the tuples it emits (a spout's: its emission; a bolt's: what it receives times its selectivity). */
     private final double[] out;
+    /** Per task: the tuples it receives. */
+    private final double[] received;
+    private final double[] shareInNode;            // per node, for one keyed stream
+    private final double[] shareInWorker;          // per worker, for one keyed stream
     private final int[] countInWorker;   // [component * workers + worker]
     private final int[] countInNode;     // [component * nodes + node]
     private final double[] localSum;     // per worker, for one target component
     private final double[] executorLoad;
     private final double[] nodeLoad;
     private final double[] nodeShare;
+    // With unknown rates: the expected hottest node may not exceed the reference's (see boundRisk).
+    private LoadRisk risk;
+    private int[] componentOfExecutor;
+    private double[] componentNodeLoad;
+    private double riskReference = Double.POSITIVE_INFINITY;
+    private double lastRisk;
+    /** Output of keyed components' tasks that local-or-shuffle keeps in their own worker (see {@link #boundRisk}). */
+    private double keyedLocal;
+    private double keyedLocalReference = Double.POSITIVE_INFINITY;
+
     private double value;
     private double interNode;
     private double interWorker;
@@ -79,12 +115,13 @@ final class GroupingObjective implements RefinementObjective {
 
     /**
      * @param componentOfExecutor component id of every executor index (as {@link ExecutorGraph} numbers them)
+     * @param firstTaskOfExecutor Storm task id of the first task of every executor index
      * @param tasksPerExecutor number of tasks of every executor index
      * @param workerWeight cost of an inter-worker tuple inside a node relative to an inter-node one
      * @param loadBound highest node load relative to its share of capacity without penalty
      */
-    GroupingObjective(StormTopology topology, String[] componentOfExecutor, int[] tasksPerExecutor, NodeSlots slots,
-                      double workerWeight, double loadBound) {
+    GroupingObjective(StormTopology topology, String[] componentOfExecutor, int[] firstTaskOfExecutor,
+                      int[] tasksPerExecutor, NodeSlots slots, double workerWeight, double loadBound) {
         this.slots = slots;
         this.workerWeight = workerWeight;
         this.loadBound = loadBound;
@@ -115,16 +152,19 @@ final class GroupingObjective implements RefinementObjective {
             }
         }
         executorOfTask = new int[taskCount];
+        taskId = new int[taskCount];
         componentStart = new int[componentCount + 1];
         int next = 0;
         for (int c = 0; c < componentCount; c++) {
             componentStart[c] = next;
             for (int e : executorsOf.get(c)) {
                 for (int k = 0; k < tasksPerExecutor[e]; k++) {
+                    taskId[next] = firstTaskOfExecutor[e] + k;
                     executorOfTask[next++] = e;
                 }
             }
         }
+        componentNames = List.copyOf(components);
         componentStart[componentCount] = next;
         // Bolts in dependency order (Kahn); bolts on a cycle follow in declaration order, their
         // not-yet-computed inputs counting as silent.
@@ -176,9 +216,37 @@ final class GroupingObjective implements RefinementObjective {
             inputSource[b] = sources.stream().mapToInt(Integer::intValue).toArray();
             inputKind[b] = kinds.toArray(new Kind[0]);
         }
+        keyed = new boolean[componentCount];
+        for (int b : boltOrder) {
+            Map<GlobalStreamId, Grouping> inputs = bolts.get(components.get(b)).get_common().get_inputs();
+            for (Grouping g : inputs.values()) {
+                keyed[b] |= (g.is_set_fields() && !g.get_fields().isEmpty())
+                        || g.is_set_custom_serialized() || g.is_set_custom_object() || g.is_set_direct();
+            }
+        }
+        spoutEmission = new double[taskCount];
+        for (int c = 0; c < componentCount; c++) {
+            for (int t = componentStart[c]; t < componentStart[c + 1]; t++) {
+                spoutEmission[t] = isSpout[c] ? 1 : 0;
+            }
+        }
+        selectivity = new double[componentCount];
+        cost = new double[componentCount];
+        Arrays.fill(selectivity, 1);
+        Arrays.fill(cost, 1);
+        streamFactor = new double[componentCount][];
+        targetShare = new double[componentCount][][];
+        for (int b : boltOrder) {
+            streamFactor[b] = new double[inputSource[b].length];
+            Arrays.fill(streamFactor[b], 1);
+            targetShare[b] = new double[inputSource[b].length][];
+        }
         workerOf = new int[executors];
         taskWorker = new int[taskCount];
         out = new double[taskCount];
+        received = new double[taskCount];
+        shareInNode = new double[slots.nodeCount()];
+        shareInWorker = new double[workers];
         countInWorker = new int[componentCount * workers];
         countInNode = new int[componentCount * slots.nodeCount()];
         localSum = new double[workers];
@@ -201,13 +269,74 @@ final class GroupingObjective implements RefinementObjective {
     static GroupingObjective of(StormTopology topology, Map<ExecutorDetails, String> componentOf,
                                 ExecutorGraph graph, NodeSlots slots, double workerWeight, double loadBound) {
         String[] components = new String[graph.size()];
+        int[] first = new int[graph.size()];
         int[] tasks = new int[graph.size()];
         for (int i = 0; i < graph.size(); i++) {
             ExecutorDetails executor = graph.executor(i);
             components[i] = componentOf.getOrDefault(executor, "");
+            first[i] = executor.getStartTask();
             tasks[i] = executor.getEndTask() - executor.getStartTask() + 1;
         }
-        return new GroupingObjective(topology, components, tasks, slots, workerWeight, loadBound);
+        return new GroupingObjective(topology, components, first, tasks, slots, workerWeight, loadBound);
+    }
+
+    /**
+     * Replays Storm's routing with the rates the traffic records measured instead of the structure's:
+     * each spout task's emission, each bolt's selectivity, each component's CPU time per tuple (the load),
+     * the share of a component's output each stream carries and, for streams not routed by the placement,
+     * the share each target task received. Traffic is then in tuples per second. Call before {@link #reset}.
+     */
+    void measure(MeasuredRates rates) {
+        for (int c = 0; c + 1 < componentStart.length; c++) {
+            String name = componentNames.get(c);
+            selectivity[c] = isSpout[c] ? 1 : rates.selectivity(name);
+            cost[c] = rates.cost(name, isSpout[c]);
+            for (int t = componentStart[c]; t < componentStart[c + 1]; t++) {
+                spoutEmission[t] = isSpout[c] ? rates.emitted(taskId[t]) : 0;
+            }
+        }
+        for (int b : boltOrder) {
+            int targets = componentStart[b + 1] - componentStart[b];
+            int[] targetTasks = Arrays.copyOfRange(taskId, componentStart[b], componentStart[b + 1]);
+            for (int i = 0; i < inputSource[b].length; i++) {
+                int a = inputSource[b][i];
+                double share = rates.streamShare(componentNames.get(a), componentNames.get(b));
+                streamFactor[b][i] = inputKind[b][i] == Kind.ALL && targets > 0 ? share / targets : share;
+                targetShare[b][i] = inputKind[b][i] == Kind.SPREAD
+                        ? rates.targetShares(componentNames.get(a),
+                                Arrays.copyOfRange(taskId, componentStart[a], componentStart[a + 1]), targetTasks)
+                        : null;
+            }
+        }
+    }
+
+    /** Tuples crossing nodes under the current placement (in the rates' unit). */
+    double interNodeTraffic() {
+        return interNode;
+    }
+
+    /**
+     * Holds every later placement to the expected hottest node of {@code reference} under the rate
+     * scenarios of {@code risk} (as {@link io.jetstream.scheduler.placement.RiskBoundedObjective} does for a
+     * task graph, with the loads as Storm routes the tuples here). Leaves the objective reset to {@code reference}.
+     *
+     * @param componentOfExecutor the component of every executor, as the scenarios number them
+     */
+    void boundRisk(LoadRisk risk, int[] componentOfExecutor, int[] reference) {
+        this.risk = risk;
+        this.componentOfExecutor = componentOfExecutor.clone();
+        this.componentNodeLoad = new double[risk.components() * slots.nodeCount()];
+        this.riskReference = Double.POSITIVE_INFINITY;
+        this.keyedLocalReference = Double.POSITIVE_INFINITY;
+        reset(reference);
+        this.riskReference = lastRisk;
+        this.keyedLocalReference = keyedLocal;
+        reset(reference);
+    }
+
+    /** The expected relative load of the hottest node under the rate scenarios (NaN without {@link #boundRisk}). */
+    double risk() {
+        return risk == null ? Double.NaN : lastRisk;
     }
 
     /** Whether Storm delivers any of this topology's streams depending on the placement. */
@@ -291,12 +420,21 @@ final class GroupingObjective implements RefinementObjective {
         double worker = interWorker;
         double all = total;
         double maxLoad = maxRelativeLoad;
+        double riskNow = lastRisk;
+        double keyedNow = keyedLocal;
         double v = evaluate();
+        keyedLocal = keyedNow;
         interNode = node;
         interWorker = worker;
         total = all;
         maxRelativeLoad = maxLoad;
+        lastRisk = riskNow;
         return v;
+    }
+
+    /** The worker of every executor in the current placement. */
+    int[] workerOfExecutors() {
+        return workerOf.clone();
     }
 
     /** Share of the traffic crossing nodes under the current placement. */
@@ -330,12 +468,14 @@ final class GroupingObjective implements RefinementObjective {
                 taskWorker[t] = w;
                 countInWorker[c * workers + w]++;
                 countInNode[c * nodes + slots.nodeOfWorker(w)]++;
-                out[t] = isSpout[c] ? 1 : 0;
+                out[t] = spoutEmission[t];
+                received[t] = 0;
             }
         }
         interNode = 0;
         interWorker = 0;
         total = 0;
+        keyedLocal = 0;
         for (int b : boltOrder) {
             int first = componentStart[b];
             int targets = componentStart[b + 1] - first;
@@ -348,8 +488,19 @@ final class GroupingObjective implements RefinementObjective {
             for (int i = 0; i < inputSource[b].length; i++) {
                 int a = inputSource[b][i];
                 Kind kind = inputKind[b][i];
+                double factor = streamFactor[b][i];
+                double[] shares = targetShare[b][i];
+                if (shares != null) {
+                    Arrays.fill(shareInNode, 0);
+                    Arrays.fill(shareInWorker, 0);
+                    for (int t = first; t < first + targets; t++) {
+                        shareInNode[slots.nodeOfWorker(taskWorker[t])] += shares[t - first];
+                        shareInWorker[taskWorker[t]] += shares[t - first];
+                    }
+                }
+                double keyedStream = 0;
                 for (int s = componentStart[a]; s < componentStart[a + 1]; s++) {
-                    double r = out[s];
+                    double r = out[s] * factor;
                     if (r == 0) {
                         continue;
                     }
@@ -362,14 +513,22 @@ final class GroupingObjective implements RefinementObjective {
                             if (localRouting && inWorker > 0) {
                                 localSum[w] += r;
                                 total += r;
+                                if (keyed[a]) {
+                                    keyedLocal += r;
+                                }
                             } else {
                                 spread += r / targets;
                                 account(r, 1 - (double) inNode / targets, 1);
                             }
                         }
                         case SPREAD -> {
-                            spread += r / targets;
-                            account(r, 1 - (double) inNode / targets, 1 - (double) inWorker / targets);
+                            if (shares == null) {
+                                spread += r / targets;
+                                account(r, 1 - (double) inNode / targets, 1 - (double) inWorker / targets);
+                            } else {
+                                keyedStream += r;
+                                account(r, 1 - shareInNode[n], 1 - shareInWorker[w]);
+                            }
                         }
                         case ALL -> {
                             spread += r;
@@ -382,20 +541,28 @@ final class GroupingObjective implements RefinementObjective {
                         }
                     }
                 }
+                if (keyedStream > 0) {
+                    for (int t = first; t < first + targets; t++) {
+                        received[t] += keyedStream * shares[t - first];
+                    }
+                }
             }
             for (int t = first; t < first + targets; t++) {
                 int w = taskWorker[t];
-                double in = spread + (t == first ? global : 0);
+                double in = received[t] + spread + (t == first ? global : 0);
                 if (localSum[w] > 0) {
                     in += localSum[w] / countInWorker[b * workers + w];
                 }
-                out[t] = in;
+                received[t] = in;
+                out[t] = in * selectivity[b];
             }
         }
         // A task that local-or-shuffle starves under this placement really carries nothing.
         Arrays.fill(executorLoad, 0);
-        for (int t = 0; t < out.length; t++) {
-            executorLoad[executorOfTask[t]] += out[t];
+        for (int c = 0; c + 1 < componentStart.length; c++) {
+            for (int t = componentStart[c]; t < componentStart[c + 1]; t++) {
+                executorLoad[executorOfTask[t]] += (isSpout[c] ? out[t] : received[t]) * cost[c];
+            }
         }
         double smallest = TopologyStructure.smallestPositive(executorLoad);
         double totalLoad = 0;
@@ -411,7 +578,20 @@ final class GroupingObjective implements RefinementObjective {
             maxRelativeLoad = Math.max(maxRelativeLoad, relative);
             over += Math.max(0, relative - loadBound);
         }
-        return interNode + workerWeight * interWorker + OVER_BOUND_PENALTY * Math.max(1, total) * over;
+        double v = interNode + workerWeight * interWorker + OVER_BOUND_PENALTY * Math.max(1, total) * over;
+        if (risk != null) {
+            Arrays.fill(componentNodeLoad, 0);
+            for (int e = 0; e < executors; e++) {
+                double l = structurallyIdle[e] ? smallest : executorLoad[e];
+                componentNodeLoad[componentOfExecutor[e] * nodes + slots.nodeOfWorker(workerOf[e])] += l;
+            }
+            lastRisk = risk.risk(componentNodeLoad);
+            v += LoadRisk.cost(lastRisk, riskReference, total);
+            // Which tasks of a keyed component its hot keys load is unknown; the output of such a task that
+            // stays in its worker loads that worker's node with it, so no more of it stays than in the reference.
+            v += OVER_BOUND_PENALTY * Math.max(0, keyedLocal - keyedLocalReference * (1 + 1e-9));
+        }
+        return v;
     }
 
     /** Adds {@code amount} tuples of which the given shares cross nodes and workers. */

@@ -4,10 +4,15 @@ import com.codahale.metrics.Meter;
 import com.codahale.metrics.Timer;
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
+import io.jetstream.scheduler.placement.ComponentSpread;
+import io.jetstream.scheduler.placement.LoadRisk;
 import io.jetstream.scheduler.placement.NodeSlots;
 import io.jetstream.scheduler.placement.Placement;
+import io.jetstream.scheduler.placement.PlacementOptions;
 import io.jetstream.scheduler.placement.PlacementPlanner;
+import io.jetstream.scheduler.placement.RateScenarios;
 import io.jetstream.scheduler.placement.RebalancePolicy;
+import io.jetstream.scheduler.placement.RefinementObjective;
 import io.jetstream.scheduler.placement.TaskGraph;
 import io.jetstream.scheduler.traffic.TrafficSnapshot;
 import io.jetstream.scheduler.traffic.TrafficStore;
@@ -69,6 +74,7 @@ public class JetStreamScheduler implements IScheduler {
     private RebalancePolicy rebalancePolicy;
     private TrafficStore trafficStore;
     private long staleAfterMillis;
+    private long windowMillis;
     private Meter placements;
     private Meter rebalances;
     private Timer planning;
@@ -86,18 +92,15 @@ public class JetStreamScheduler implements IScheduler {
 
     @Override
     public void prepare(Map<String, Object> conf, StormMetricsRegistry metricsRegistry) {
-        config = JetStreamConfig.load(ConfigScope.STORM, conf, JetStreamSchedulerOptions.GROUP);
+        config = JetStreamConfig.load(ConfigScope.STORM, conf, JetStreamSchedulerOptions.groups());
         mode = config.get(JetStreamSchedulerOptions.MODE);
         nodeKey = config.get(JetStreamSchedulerOptions.NODE);
-        planner = JetStreamSchedulerOptions.planner(config);
-        rebalancePolicy = new RebalancePolicy(
-                config.get(JetStreamSchedulerOptions.REBALANCE_MIN_PERIOD_MS),
-                config.get(JetStreamSchedulerOptions.REBALANCE_MIN_GAIN),
-                config.get(JetStreamSchedulerOptions.REBALANCE_MIN_TRAFFIC),
-                config.get(JetStreamSchedulerOptions.REBALANCE_MAX_IMBALANCE));
+        planner = PlacementOptions.planner(config);
+        rebalancePolicy = PlacementOptions.rebalancePolicy(config);
         trafficStore = mode == JetStreamSchedulerOptions.Mode.ONLINE
                 ? TrafficStores.open(config, conf, DaemonType.NIMBUS) : null;
         staleAfterMillis = config.get(JetStreamSchedulerOptions.TRAFFIC_STALE_MS);
+        windowMillis = config.get(JetStreamSchedulerOptions.TRAFFIC_WINDOW_MS);
         if (mode == JetStreamSchedulerOptions.Mode.ONLINE && trafficStore == null) {
             LOG.warn("JetStream scheduler in online mode with the directory store and no {}: placing from structure "
                     + "only, never rebalancing", config.keyOf(JetStreamSchedulerOptions.TRAFFIC_DIR));
@@ -161,7 +164,7 @@ public class JetStreamScheduler implements IScheduler {
         if (mode == JetStreamSchedulerOptions.Mode.ONLINE && trafficStore != null) {
             TrafficSnapshot traffic = trafficStore.read(topology.getId(), now, staleAfterMillis);
             if (!traffic.isEmpty()) {
-                return ExecutorGraph.fromTraffic(topology.getExecutors(), traffic);
+                return ExecutorGraph.fromTraffic(topology.getExecutorToComponent(), traffic);
             }
         }
         return ExecutorGraph.fromStructure(topology);
@@ -181,7 +184,7 @@ public class JetStreamScheduler implements IScheduler {
         List<WorkerSlot> chosen = EvenScheduler.sortSlots(free).subList(0, workers);
         boolean routedByPlacement = graph.isStructural()
                 && GroupingObjective.placementDecidesRouting(topology.getTopology());
-        Planned planned = plan(graph, chosen, cluster, routedByPlacement ? topology : null);
+        Planned planned = plan(graph, topology, chosen, cluster, routedByPlacement);
         assign(cluster, topology.getId(), graph, planned);
         placedAtMillis.put(topology.getId(), now);
         placements.mark();
@@ -224,7 +227,7 @@ public class JetStreamScheduler implements IScheduler {
         int[] lostIndexes = lost.stream().mapToInt(whole::indexOf).sorted().toArray();
         ExecutorGraph sub = whole.induced(lostIndexes);
         List<WorkerSlot> chosen = EvenScheduler.sortSlots(free).subList(0, workers);
-        Planned planned = plan(sub, chosen, cluster, null);
+        Planned planned = plan(sub, topology, chosen, cluster, false);
         assign(cluster, topology.getId(), sub, planned);
         placements.mark();
         LOG.info("Topology {}: re-placed {} executors of lost workers on {} free slots: {}", topology.getId(),
@@ -234,6 +237,12 @@ public class JetStreamScheduler implements IScheduler {
                 STATUS_PREFIX, lost.size(), planned.workersUsed(), existing.getSlots().size(), planned.summary()));
     }
 
+    /**
+     * The online check of a fully assigned topology: once the rebalance period has passed and every task
+     * has recorded at least one window under the current placement, the topology is re-planned on its own
+     * slots from the measured traffic and CPU time, and redeployed when {@link RebalancePolicy} says so.
+     * Until then nothing is planned (a plan costs up to the refinement's time budget).
+     */
     private void considerRebalance(TopologyDetails topology, Cluster cluster, long now) {
         SchedulerAssignment existing = cluster.getAssignmentById(topology.getId());
         if (existing == null || !existing.getExecutorToSlot().keySet().containsAll(topology.getExecutors())) {
@@ -243,25 +252,56 @@ public class JetStreamScheduler implements IScheduler {
         if (traffic.isEmpty()) {
             return;
         }
-        ExecutorGraph graph = ExecutorGraph.fromTraffic(topology.getExecutors(), traffic);
-        List<WorkerSlot> slots = orderedSlots(existing);
-        int[] currentNode = new int[graph.size()];
-        Map<String, Integer> nodeIndex = new HashMap<>();
-        for (int i = 0; i < graph.size(); i++) {
-            WorkerSlot slot = existing.getExecutorToSlot().get(graph.executor(i));
-            currentNode[i] = nodeIndex.computeIfAbsent(nodeOf(cluster, slot), k -> nodeIndex.size());
-        }
-        double currentInterNode = graph.graph().cutTraffic(currentNode);
-        Planned planned = plan(graph, slots, cluster, null);
-        double proposedInterNode = graph.graph().cutTraffic(planned.placement().nodeOfTasks());
         long placedAt = placedAtMillis.getOrDefault(topology.getId(), now - topology.getUpTime() * 1000L);
-        RebalancePolicy.Decision decision = rebalancePolicy.decide(now, placedAt, currentInterNode,
-                proposedInterNode, planned.placement().maxNodeImbalance(graph.graph()));
-        LOG.debug("Topology {}: online check from {} task records: {}", topology.getId(), traffic.tasks().size(),
+        RebalancePolicy.Decision early = rebalancePolicy.tooEarly(now, placedAt);
+        if (early != null) {
+            keep(cluster, topology.getId(), early.reason());
+            return;
+        }
+        // Enough recorded: a record from every task, its newest window ended a full window after the
+        // placement (so measured under it, not under the one before a redeploy).
+        TrafficSnapshot measured = traffic.endingAtOrAfter(placedAt + windowMillis);
+        List<Integer> taskIds = new ArrayList<>();
+        for (ExecutorDetails e : topology.getExecutors()) {
+            for (int t = e.getStartTask(); t <= e.getEndTask(); t++) {
+                taskIds.add(t);
+            }
+        }
+        int recorded = measured.countRecorded(taskIds);
+        if (recorded < taskIds.size()) {
+            keep(cluster, topology.getId(), String.format("waiting for traffic measured under this placement: %d of "
+                    + "%d tasks recorded a window ending %d s after it", recorded, taskIds.size(), windowMillis / 1000));
+            return;
+        }
+        ExecutorGraph graph = ExecutorGraph.fromTraffic(topology.getExecutorToComponent(), measured);
+        List<WorkerSlot> slots = orderedSlots(existing);
+        SlotsByNode bySlots = nodeSlots(cluster, slots);
+        Placement current = currentPlacement(graph, existing, bySlots);
+        RebalancePolicy.Decision decision;
+        Planned planned;
+        if (GroupingObjective.placementDecidesRouting(topology.getTopology())) {
+            // The measured pairs say where Storm routed local-or-shuffle tuples under this placement; a new
+            // one routes them anew: replay Storm's rule with the measured rates.
+            GroupingObjective routing = GroupingObjective.of(topology.getTopology(), topology.getExecutorToComponent(),
+                    graph, bySlots.nodeSlots(), planner.workerWeight(), planner.loadBound());
+            routing.measure(MeasuredRates.of(measured, topology.getExecutorToComponent()));
+            routing.reset(current.workerOfTasks());
+            double currentInterNode = routing.interNodeTraffic();
+            double currentImbalance = routing.maxRelativeNodeLoad();
+            planned = planMeasuredRouting(graph, routing, current, bySlots);
+            decision = rebalancePolicy.decide(now, placedAt, currentInterNode, routing.interNodeTraffic(),
+                    currentImbalance, routing.maxRelativeNodeLoad());
+        } else {
+            planned = plan(graph, topology, slots, cluster, false);
+            decision = rebalancePolicy.decide(now, placedAt,
+                    graph.graph().cutTraffic(current.nodeOfTasks()),
+                    graph.graph().cutTraffic(planned.placement().nodeOfTasks()),
+                    current.maxNodeImbalance(graph.graph()), planned.placement().maxNodeImbalance(graph.graph()));
+        }
+        LOG.debug("Topology {}: online check from {} task records: {}", topology.getId(), measured.tasks().size(),
                 decision.reason());
         if (!decision.rebalance()) {
-            String action = lastAction.getOrDefault(topology.getId(), STATUS_PREFIX + " placed before this Nimbus started");
-            setStatus(cluster, topology.getId(), action + " | online check: placement kept: " + decision.reason());
+            keep(cluster, topology.getId(), decision.reason());
             return;
         }
         cluster.freeSlots(slots);
@@ -271,6 +311,24 @@ public class JetStreamScheduler implements IScheduler {
         LOG.info("Topology {}: rebalanced from measured traffic: {}", topology.getId(), decision.reason());
         setAction(cluster, topology.getId(), STATUS_PREFIX + " rebalanced from measured traffic: " + decision.reason()
                 + "; " + planned.summary());
+    }
+
+    private void keep(Cluster cluster, String topologyId, String reason) {
+        String action = lastAction.getOrDefault(topologyId, STATUS_PREFIX + " placed before this Nimbus started");
+        setStatus(cluster, topologyId, action + " | online check: placement kept: " + reason);
+    }
+
+    /** The topology's current assignment as a placement on {@code slots} (its slots grouped by node). */
+    private static Placement currentPlacement(ExecutorGraph graph, SchedulerAssignment existing, SlotsByNode slots) {
+        Map<WorkerSlot, Integer> workerIndex = new HashMap<>();
+        for (int w = 0; w < slots.workerSlots().size(); w++) {
+            workerIndex.put(slots.workerSlots().get(w), w);
+        }
+        int[] workerOf = new int[graph.size()];
+        for (int i = 0; i < graph.size(); i++) {
+            workerOf[i] = workerIndex.get(existing.getExecutorToSlot().get(graph.executor(i)));
+        }
+        return new Placement(slots.nodeSlots(), workerOf);
     }
 
     private static List<WorkerSlot> orderedSlots(SchedulerAssignment assignment) {
@@ -308,12 +366,10 @@ public class JetStreamScheduler implements IScheduler {
         }
     }
 
-    /**
-     * Plans {@code graph} on {@code slots}. When {@code routedBy} is given (a topology placed from
-     * structure with local-or-shuffle streams), the plan is refined for where Storm really routes those
-     * tuples ({@link GroupingObjective}): the task-pair graph cannot say "any local target".
-     */
-    private Planned plan(ExecutorGraph graph, List<WorkerSlot> slots, Cluster cluster, TopologyDetails routedBy) {
+    /** Slots grouped by node: worker {@code i} of {@code nodeSlots} is {@code workerSlots.get(i)}. */
+    private record SlotsByNode(NodeSlots nodeSlots, List<WorkerSlot> workerSlots) {}
+
+    private SlotsByNode nodeSlots(Cluster cluster, List<WorkerSlot> slots) {
         Map<String, List<WorkerSlot>> byNode = new LinkedHashMap<>();
         for (WorkerSlot slot : slots) {
             byNode.computeIfAbsent(nodeOf(cluster, slot), k -> new ArrayList<>()).add(slot);
@@ -324,7 +380,21 @@ public class JetStreamScheduler implements IScheduler {
             nodes.add(NodeSlots.Node.ofWorkers(e.getKey(), e.getValue().size()));
             workerSlots.addAll(e.getValue());
         }
-        NodeSlots nodeSlots = new NodeSlots(nodes);
+        return new SlotsByNode(new NodeSlots(nodes), workerSlots);
+    }
+
+    /**
+     * Plans {@code graph}, executors of {@code topology}, on {@code slots}: from structure (rates unknown
+     * or trusted, {@link PlacementPlanner#planFromStructure}) or from measured traffic. When
+     * {@code routedByPlacement} (a topology placed from structure with local-or-shuffle streams), the plan
+     * is refined for where Storm really routes those tuples ({@link GroupingObjective}): the task-pair graph
+     * cannot say "any local target".
+     */
+    private Planned plan(ExecutorGraph graph, TopologyDetails topology, List<WorkerSlot> slots, Cluster cluster,
+                         boolean routedByPlacement) {
+        SlotsByNode bySlots = nodeSlots(cluster, slots);
+        NodeSlots nodeSlots = bySlots.nodeSlots();
+        List<WorkerSlot> workerSlots = bySlots.workerSlots();
         TaskGraph tasks = graph.graph();
         long start = System.nanoTime();
         Placement placement;
@@ -332,16 +402,20 @@ public class JetStreamScheduler implements IScheduler {
         double interWorker;
         double maxLoad;
         try (Timer.Context ignored = planning.time()) {
-            placement = planner.plan(tasks, nodeSlots);
-            if (routedBy == null) {
+            RateScenarios scenarios = graph.isStructural()
+                    ? planner.rateScenarios(ExecutorGraph.structureOf(topology.getTopology()), graph.componentNames(),
+                            ExecutorGraph.tasksByComponent(topology.getExecutorToComponent()))
+                    : null;
+            if (!routedByPlacement) {
+                placement = graph.isStructural()
+                        ? planner.planFromStructure(tasks, nodeSlots, graph.componentOf(), scenarios)
+                        : planner.plan(tasks, nodeSlots);
                 interNode = placement.interNodeTrafficFraction(tasks);
                 interWorker = placement.interWorkerTrafficFraction(tasks);
                 maxLoad = placement.maxNodeImbalance(tasks);
             } else {
-                GroupingObjective routing = GroupingObjective.of(routedBy.getTopology(),
-                        routedBy.getExecutorToComponent(), graph, nodeSlots, planner.workerWeight(), planner.loadBound());
-                placement = refineForRouting(placement, Placement.dealt(nodeSlots, tasks.size()), routing, tasks);
-                routing.reset(placement.workerOfTasks());
+                GroupingObjective routing = placeForRouting(topology, graph, nodeSlots, scenarios);
+                placement = new Placement(nodeSlots, routing.workerOfExecutors());
                 interNode = routing.interNodeFraction();
                 interWorker = routing.interWorkerFraction();
                 maxLoad = routing.maxRelativeNodeLoad();
@@ -351,23 +425,76 @@ public class JetStreamScheduler implements IScheduler {
         lastInterNodeFraction = interNode;
         lastNodeImbalance = maxLoad;
         return new Planned(placement, workerSlots, millis, interNode, interWorker, maxLoad,
-                routedBy == null ? "" : " (local-or-shuffle as Storm routes it)");
+                routedByPlacement ? " (local-or-shuffle as Storm routes it)" : "");
     }
 
     /**
-     * Refines both the structural plan and a dealt placement for where Storm really routes the tuples,
-     * and keeps the better. The task-pair graph the plan came from spreads each local-or-shuffle source
-     * over its share of the targets, which says nothing about which components should share a worker;
-     * a deal (as Storm's even scheduler makes) pairs whole components worker by worker, and on small
-     * topologies the search from the plan cannot always reach such pairings one move at a time.
+     * A topology placed from structure whose local-or-shuffle streams Storm routes by the placement: placed
+     * for where Storm really sends the tuples ({@link GroupingObjective}), since the task-pair graph cannot
+     * say "any local target". Two starts are refined and the better kept; the result is the objective,
+     * reset to the placement kept.
+     * The three passes (the plan's and the two refinements) share the time budget of one placement.
+     * <ul>
+     *   <li>Rates trusted: the structural plan, and a deal of the components over the workers (as Storm's
+     *       even scheduler makes): the plan says nothing about which components should share a worker, and
+     *       on small topologies the search from it cannot always reach such pairings one move at a time.</li>
+     *   <li>Rates unknown: the plan from structure ({@link PlacementPlanner#planFromStructure}: within the
+     *       {@link ComponentSpread}, its hottest node expected no hotter than the deal's), and the deal; both
+     *       refined within the spread and under that bound as Storm routes the tuples.</li>
+     * </ul>
      */
-    private Placement refineForRouting(Placement planned, Placement dealt, GroupingObjective routing, TaskGraph tasks) {
-        Placement fromPlan = planner.refine(planned, routing, tasks);
-        routing.reset(fromPlan.workerOfTasks());
-        double planValue = routing.value();
-        Placement fromDeal = planner.refine(dealt, routing, tasks);
-        routing.reset(fromDeal.workerOfTasks());
-        return routing.value() < planValue ? fromDeal : fromPlan;
+    private GroupingObjective placeForRouting(TopologyDetails topology, ExecutorGraph graph, NodeSlots nodeSlots,
+                                              RateScenarios scenarios) {
+        TaskGraph tasks = graph.graph();
+        ComponentSpread spread = ComponentSpread.of(nodeSlots, graph.componentOf());
+        Placement deal = spread.dealt();
+        GroupingObjective routing = GroupingObjective.of(topology.getTopology(), topology.getExecutorToComponent(),
+                graph, nodeSlots, planner.workerWeight(), planner.loadBound());
+        // Three passes share the time budget of one placement.
+        Placement first = planner.planFromStructure(tasks, nodeSlots, graph.componentOf(), scenarios, 1.0 / 3);
+        if (planner.structuralRates() == PlacementPlanner.StructuralRates.UNKNOWN) {
+            routing.boundRisk(new LoadRisk(scenarios, nodeSlots), graph.componentOf(), deal.workerOfTasks());
+        }
+        RefinementObjective objective = planner.objectiveFromStructure(routing, tasks, spread);
+        Placement fromFirst = planner.refine(first, objective, tasks, 1.0 / 3);
+        objective.reset(fromFirst.workerOfTasks());
+        double firstValue = objective.value();
+        Placement fromDeal = planner.refine(deal, objective, tasks, 1.0 / 3);
+        objective.reset(fromDeal.workerOfTasks());
+        if (objective.value() >= firstValue) {
+            objective.reset(fromFirst.workerOfTasks());
+        }
+        return routing;
+    }
+
+    /**
+     * A measured topology whose local-or-shuffle streams Storm routes by the placement: the plan from the
+     * measured pairs and the current placement, both refined as Storm would route the measured rates
+     * under them ({@code routing}, already measured), the better kept. The passes share the time budget;
+     * {@code routing} is left reset to the plan kept.
+     */
+    private Planned planMeasuredRouting(ExecutorGraph graph, GroupingObjective routing, Placement current,
+                                        SlotsByNode slots) {
+        TaskGraph tasks = graph.graph();
+        long start = System.nanoTime();
+        Placement best;
+        try (Timer.Context ignored = planning.time()) {
+            Placement fromPairs = planner.refine(planner.plan(tasks, slots.nodeSlots(), 1.0 / 3), routing, tasks, 1.0 / 3);
+            routing.reset(fromPairs.workerOfTasks());
+            double pairsValue = routing.value();
+            Placement fromCurrent = planner.refine(current, routing, tasks, 1.0 / 3);
+            routing.reset(fromCurrent.workerOfTasks());
+            best = fromCurrent;
+            if (pairsValue < routing.value()) {
+                best = fromPairs;
+                routing.reset(fromPairs.workerOfTasks());
+            }
+        }
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        lastInterNodeFraction = routing.interNodeFraction();
+        lastNodeImbalance = routing.maxRelativeNodeLoad();
+        return new Planned(best, slots.workerSlots(), millis, routing.interNodeFraction(), routing.interWorkerFraction(),
+                routing.maxRelativeNodeLoad(), " (local-or-shuffle as Storm routes it)");
     }
 
     private static void assign(Cluster cluster, String topologyId, ExecutorGraph graph, Planned planned) {

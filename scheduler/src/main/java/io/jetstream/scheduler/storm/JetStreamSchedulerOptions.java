@@ -1,17 +1,16 @@
 package io.jetstream.scheduler.storm;
 
 import io.jetstream.core.config.ConfigOption;
-import io.jetstream.core.config.JetStreamConfig;
 import io.jetstream.core.config.OptionGroup;
-import io.jetstream.scheduler.placement.KWayRefinement;
-import io.jetstream.scheduler.placement.PlacementPlanner;
-import io.jetstream.scheduler.placement.TaskAssignment;
+import io.jetstream.scheduler.placement.PlacementOptions;
 import java.util.List;
 
 /**
- * Options of the Storm scheduler and of its traffic hook, under {@code jetstream.scheduler.}: read by
- * {@link JetStreamScheduler} when Nimbus starts and by {@link TrafficRecordingHook} in every task
- * (the hook sees the cluster's and the topology's configuration).
+ * Options of the Storm scheduler and of its traffic hook that only Storm has (the mode, what a node
+ * is, where traffic is recorded and how), under {@code jetstream.scheduler.} next to the engine-free
+ * {@link PlacementOptions}: both are read ({@link #groups()}) by {@link JetStreamScheduler} when Nimbus
+ * starts and by {@link TrafficRecordingHook} in every task (the hook sees the cluster's and the
+ * topology's configuration).
  */
 public final class JetStreamSchedulerOptions {
     private JetStreamSchedulerOptions() {}
@@ -49,47 +48,13 @@ public final class JetStreamSchedulerOptions {
             "scheduler.node", NodeKey.class, NodeKey.HOST,
             "`host`: supervisors on one host form one node; `supervisor`: each supervisor is a node.");
 
-    public static final ConfigOption<TaskAssignment.WithinNode> WITHIN_NODE = ConfigOption.enumOption(
-            "scheduler.within-node", TaskAssignment.WithinNode.class, TaskAssignment.WithinNode.PARTITION,
-            "How a node's executors go onto its workers: `partition` continues the traffic-aware split over "
-                    + "the workers (Storm passes tuples inside a worker in memory); `round-robin` is TurboStream's "
-                    + "choice, which assumes a cheap channel between workers of a host.");
 
-    public static final ConfigOption<Integer> TASK_THRESHOLD = ConfigOption.intOption(
-            "scheduler.consolidation.task-threshold", 32, 1, 1_000_000,
-            "TaskConsolidation (Algorithm 1) stops once fewer consolidated tasks than this remain.");
 
-    public static final ConfigOption<Double> MAX_PARENT_SHARE = ConfigOption.doubleOption(
-            "scheduler.consolidation.max-parent-share", 0.5, 0.01, 1_000_000,
-            "Heaviest consolidated task, as a share of the smallest node's part of the load; a merge beyond it "
-                    + "is skipped. Larger values consolidate more (less traffic) and balance worse.");
 
-    public static final ConfigOption<Double> BALANCE_FACTOR = ConfigOption.doubleOption(
-            "scheduler.balance-factor", 0.15, 0.001, 0.99,
-            "How far a node's load may stray from its share of capacity (relative): TaskAssignment (Algorithm 2) "
-                    + "keeps a split over nodes when each side is within this divided by the ceil(log2 nodes) levels of "
-                    + "splits, and picks among those the split with the least traffic.");
 
-    public static final ConfigOption<Integer> MAX_BFS_STARTS = ConfigOption.intOption(
-            "scheduler.max-bfs-starts", 128, 1, 1_000_000,
-            "Most start tasks a split tries (Algorithm 2 tries every task; this bounds scheduling time).");
 
-    public static final ConfigOption<Boolean> REFINE = ConfigOption.booleanOption(
-            "scheduler.refine", true,
-            "Refine every split of Algorithm 2 by Kernighan-Lin/Fiduccia-Mattheyses moves, as TurboStream's "
-                    + "published partitioner does; `false` runs the paper's BFS growth alone.");
 
-    public static final ConfigOption<Integer> REFINE_ATTEMPTS = ConfigOption.intOption(
-            "scheduler.refine.attempts-per-executor", 200, 0, 100_000,
-            "After Algorithm 2, candidate changes per executor of the final k-way pass (an executor moving to "
-                    + "another worker, or two exchanging theirs; a change is kept when it lowers the expected traffic "
-                    + "without taking a node over 1 + `scheduler.balance-factor` times its share); 0 turns the pass off.");
 
-    public static final ConfigOption<Long> REFINE_TIME_BUDGET_MS = ConfigOption.longOption(
-            "scheduler.refine.time-budget-ms", 300, 0, 60_000,
-            "Longest one k-way pass may run (it stops earlier once changes stop paying). A placement makes one "
-                    + "pass; a topology with local-or-shuffle streams makes three (over the task-pair graph, then "
-                    + "for Storm's routing from that plan and from a deal of the components over the workers).");
 
     public static final ConfigOption<TrafficStoreKind> TRAFFIC_STORE = ConfigOption.enumOption(
             "scheduler.traffic.store", TrafficStoreKind.class, TrafficStoreKind.DIRECTORY,
@@ -108,7 +73,9 @@ public final class JetStreamSchedulerOptions {
     public static final ConfigOption<Long> TRAFFIC_WINDOW_MS = ConfigOption.longOption(
             "scheduler.traffic.window-ms", 10_000, 100, 3_600_000,
             "The monitoring cycle T: every window each task turns its tuple counts per target task and its "
-                    + "CPU time into rates and writes them.");
+                    + "CPU time into rates and writes them. Nimbus re-plans a topology from its records only once "
+                    + "every task has recorded a window ending at least T (Nimbus's value) after the placement: "
+                    + "traffic measured under that placement.");
 
     public static final ConfigOption<Double> TRAFFIC_SMOOTHING = ConfigOption.doubleOption(
             "scheduler.traffic.smoothing", 0.5, 0.01, 1.0,
@@ -119,24 +86,9 @@ public final class JetStreamSchedulerOptions {
             "scheduler.traffic.stale-after-ms", 120_000, 1_000, 86_400_000,
             "Nimbus ignores a task's record older than this (a task that died or stopped emitting).");
 
-    public static final ConfigOption<Long> REBALANCE_MIN_PERIOD_MS = ConfigOption.longOption(
-            "scheduler.rebalance.min-period-ms", 600_000, 0, 86_400_000,
-            "Least time between a topology's placement and its next rebalance: a redeploy stops every worker "
-                    + "of the topology for 10-20 s (TurboStream §III).");
 
-    public static final ConfigOption<Double> REBALANCE_MIN_GAIN = ConfigOption.doubleOption(
-            "scheduler.rebalance.min-gain", 0.2, 0.0, 1.0,
-            "A rebalance needs the new placement to cut the measured inter-node traffic by at least this share "
-                    + "of the current one (hysteresis against flapping on noise).");
 
-    public static final ConfigOption<Double> REBALANCE_MIN_TRAFFIC = ConfigOption.doubleOption(
-            "scheduler.rebalance.min-traffic", 100.0, 0.0, 1e12,
-            "Inter-node tuples per second below which a topology is never rebalanced: nothing to gain.");
 
-    public static final ConfigOption<Double> REBALANCE_MAX_IMBALANCE = ConfigOption.doubleOption(
-            "scheduler.rebalance.max-imbalance", 1.15, 1.0, 100.0,
-            "A rebalance is refused when the new placement's most loaded node carries more than this times its "
-                    + "share of the measured load.");
 
     public static final OptionGroup GROUP = new OptionGroup(
             "Storm scheduler",
@@ -144,25 +96,12 @@ public final class JetStreamSchedulerOptions {
             "Read by `io.jetstream.scheduler.storm.JetStreamScheduler` when Nimbus starts (selected with "
                     + "`storm.scheduler`) and, for `scheduler.traffic.*`, by "
                     + "`io.jetstream.scheduler.storm.TrafficRecordingHook` in every task (registered with "
-                    + "`topology.auto.task.hooks`). See docs/scheduler.md.",
-            List.of(MODE, NODE, WITHIN_NODE, TASK_THRESHOLD, MAX_PARENT_SHARE, BALANCE_FACTOR, MAX_BFS_STARTS, REFINE,
-                    REFINE_ATTEMPTS, REFINE_TIME_BUDGET_MS,
-                    TRAFFIC_STORE, TRAFFIC_DIR, TRAFFIC_WINDOW_MS, TRAFFIC_SMOOTHING, TRAFFIC_STALE_MS,
-                    REBALANCE_MIN_PERIOD_MS, REBALANCE_MIN_GAIN, REBALANCE_MIN_TRAFFIC, REBALANCE_MAX_IMBALANCE));
+                    + "`topology.auto.task.hooks`); the placement options under the same prefix are the "
+                    + "engine-free ones above. See docs/scheduler.md.",
+            List.of(MODE, NODE, TRAFFIC_STORE, TRAFFIC_DIR, TRAFFIC_WINDOW_MS, TRAFFIC_SMOOTHING, TRAFFIC_STALE_MS));
 
-    /**
-     * The placement planner these options describe (Storm's scheduler and the JStorm assignment
-     * helper alike).
-     */
-    public static PlacementPlanner planner(JetStreamConfig config) {
-        return new PlacementPlanner(
-                config.get(TASK_THRESHOLD),
-                config.get(MAX_PARENT_SHARE),
-                config.get(BALANCE_FACTOR),
-                config.get(MAX_BFS_STARTS),
-                config.get(WITHIN_NODE),
-                config.get(REFINE),
-                new KWayRefinement(config.get(REFINE_ATTEMPTS), config.get(REFINE_TIME_BUDGET_MS) * 1_000_000L,
-                        System::nanoTime));
+    /** Every group the scheduler and its hook read: the engine-free placement options and Storm's own. */
+    public static OptionGroup[] groups() {
+        return new OptionGroup[] {PlacementOptions.GROUP, GROUP};
     }
 }

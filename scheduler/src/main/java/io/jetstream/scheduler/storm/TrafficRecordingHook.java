@@ -53,7 +53,7 @@ public class TrafficRecordingHook extends BaseTaskHook {
 
     @Override
     public void prepare(Map<String, Object> conf, TopologyContext context) {
-        JetStreamConfig config = JetStreamConfig.load(ConfigScope.STORM, conf, JetStreamSchedulerOptions.GROUP);
+        JetStreamConfig config = JetStreamConfig.load(ConfigScope.STORM, conf, JetStreamSchedulerOptions.groups());
         if (config.get(JetStreamSchedulerOptions.TRAFFIC_STORE) == JetStreamSchedulerOptions.TrafficStoreKind.DIRECTORY
                 && config.get(JetStreamSchedulerOptions.TRAFFIC_DIR).isEmpty()) {
             throw new InvalidConfigurationException(config.keyOf(JetStreamSchedulerOptions.TRAFFIC_DIR), "",

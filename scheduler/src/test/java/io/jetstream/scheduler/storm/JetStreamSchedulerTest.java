@@ -20,6 +20,7 @@ import org.apache.storm.generated.StormTopology;
 import org.apache.storm.metric.StormMetricsRegistry;
 import org.apache.storm.scheduler.Cluster;
 import org.apache.storm.scheduler.ExecutorDetails;
+import org.apache.storm.scheduler.IScheduler;
 import org.apache.storm.scheduler.SchedulerAssignment;
 import org.apache.storm.scheduler.SchedulerAssignmentImpl;
 import org.apache.storm.scheduler.SupervisorDetails;
@@ -198,6 +199,63 @@ class JetStreamSchedulerTest {
         assertTrue(max <= 1.15 * 18 / 2, "node loads " + nodeLoad + ": " + placed);
     }
 
+    /** The most executors of {@code component} one host runs under a placement. */
+    private static int mostOnAHost(Cluster c, String topologyId, Map<ExecutorDetails, String> executors, String component) {
+        Map<String, Integer> perHost = new HashMap<>();
+        c.getAssignmentById(topologyId).getExecutorToSlot().forEach((e, slot) -> {
+            if (component.equals(executors.get(e))) {
+                perHost.merge(c.getHost(slot.getNodeId()), 1, Integer::sum);
+            }
+        });
+        return perHost.values().stream().mapToInt(Integer::intValue).max().orElse(0);
+    }
+
+    /**
+     * With the rates unknown (the default), no host runs more executors of any component than Storm's
+     * even scheduler puts on one: whichever component turns out to carry the load, no host is hotter.
+     * Trusting the structure's rates consolidates components and so can be.
+     */
+    @Test
+    void withRatesUnknownNoHostRunsMoreOfAComponentThanUnderTheEvenScheduler() {
+        TopologyBuilder b = new TopologyBuilder();
+        b.setSpout("a-source", new TestWordSpout(), 6);
+        b.setBolt("b-parse", new TestWordCounter(), 6).shuffleGrouping("a-source");
+        b.setBolt("c-count", new TestWordCounter(), 6).fieldsGrouping("b-parse", new Fields("word"));
+        b.setBolt("d-sink", new TestWordCounter(), 3).shuffleGrouping("c-count");
+        StormTopology topology = b.createTopology();
+        Map<ExecutorDetails, String> executors = new HashMap<>();
+        int task = 1;
+        for (String[] c : new String[][] {{"a-source", "6"}, {"b-parse", "6"}, {"c-count", "6"}, {"d-sink", "3"}}) {
+            for (int k = 0; k < Integer.parseInt(c[1]); k++, task++) {
+                executors.put(new ExecutorDetails(task, task), c[0]);
+            }
+        }
+        Map<String, Cluster> placed = new HashMap<>();
+        for (String scheduler : List.of("even", "unknown", "uniform")) {
+            Map<String, Object> conf = conf();
+            if (!scheduler.equals("even")) {
+                conf.put("jetstream.scheduler.structure.rates", scheduler);
+            }
+            TopologyDetails t = new TopologyDetails("t-" + scheduler, conf, topology, 8, executors, 0, "user");
+            Topologies all = new Topologies(t);
+            Cluster c = cluster(supervisors(4, 2), new HashMap<>(), all, conf);
+            IScheduler s = scheduler.equals("even") ? new org.apache.storm.scheduler.EvenScheduler() : new JetStreamScheduler();
+            s.prepare(conf, new StormMetricsRegistry());
+            s.schedule(all, c);
+            assertTrue(c.getUnassignedExecutors(t).isEmpty());
+            placed.put(scheduler, c);
+        }
+        boolean uniformCrowds = false;
+        for (String component : List.of("a-source", "b-parse", "c-count", "d-sink")) {
+            int even = mostOnAHost(placed.get("even"), "t-even", executors, component);
+            int unknown = mostOnAHost(placed.get("unknown"), "t-unknown", executors, component);
+            int uniform = mostOnAHost(placed.get("uniform"), "t-uniform", executors, component);
+            assertTrue(unknown <= even, component + ": " + unknown + " executors on one host, the even scheduler " + even);
+            uniformCrowds |= uniform > even;
+        }
+        assertTrue(uniformCrowds, "trusting uniform rates crowds some component onto a host (the check can fail)");
+    }
+
     @Test
     void topologyThatDoesNotFitIsLeftWithAStatusThatSaysWhy() {
         TopologyDetails first = topology("t-1", 2, conf());
@@ -326,6 +384,66 @@ class JetStreamSchedulerTest {
     }
 
     private final Map<Integer, Integer> partnerOf = new HashMap<>();
+
+    /**
+     * Online, the switch from the placement from structure to one from measured traffic happens by itself:
+     * nothing is planned before every task has recorded a window under the current placement; then a
+     * node the measured CPU time shows running hot is relieved, whatever the traffic gain (the hysteresis
+     * is set out of reach here).
+     */
+    @Test
+    void aHotNodeMeasuredUnderThePlacementFromStructureIsRelievedByItself() throws Exception {
+        Map<String, Object> conf = conf();
+        conf.put("jetstream.scheduler.traffic.dir", trafficDir.toString());
+        conf.put("jetstream.scheduler.traffic.window-ms", 10_000L);
+        conf.put("jetstream.scheduler.traffic.stale-after-ms", 86_400_000L); // old records stay readable
+        conf.put("jetstream.scheduler.rebalance.min-gain", 0.9); // no traffic gain is enough: only the hot node counts
+        long[] clock = {1_000_000};
+        JetStreamScheduler scheduler = new JetStreamScheduler(() -> clock[0]);
+        scheduler.prepare(conf, new StormMetricsRegistry());
+        TopologyDetails t = wordCount("wc-hot", 2, conf);
+        Topologies all = new Topologies(t);
+        Cluster c1 = cluster(supervisors(2, 1), new HashMap<>(), all, conf);
+        scheduler.schedule(all, c1);
+        SchedulerAssignment initial = c1.getAssignmentById("wc-hot");
+        String hotNode = nodeOf(c1, "wc-hot", new ExecutorDetails(1, 1));
+        DirectoryTrafficStore store = new DirectoryTrafficStore(trafficDir);
+
+        // Records from before the placement's first window ended: not measured under it.
+        clock[0] += 700_000;
+        writeWordCountTraffic(store, c1, hotNode, clock[0] - 700_000 + 5_000);
+        Cluster c2 = cluster(supervisors(2, 1), Map.of("wc-hot", new SchedulerAssignmentImpl(initial)), all, conf);
+        scheduler.schedule(all, c2);
+        assertEquals(initial.getExecutorToSlot(), c2.getAssignmentById("wc-hot").getExecutorToSlot());
+        assertTrue(c2.getStatusMap().get("wc-hot").contains("waiting for traffic measured under this placement: 0 of 8"),
+                c2.getStatusMap().get("wc-hot"));
+
+        // Every task's newest window ended well after it: the counters on one node burn 20 times the CPU.
+        writeWordCountTraffic(store, c1, hotNode, clock[0]);
+        Cluster c3 = cluster(supervisors(2, 1), Map.of("wc-hot", new SchedulerAssignmentImpl(initial)), all, conf);
+        scheduler.schedule(all, c3);
+        String status = c3.getStatusMap().get("wc-hot");
+        assertTrue(status.contains("rebalanced from measured traffic: hottest node"), status);
+        Map<String, Integer> hotPerNode = new HashMap<>();
+        for (int count = 1; count <= 4; count++) {
+            if (nodeOf(c1, "wc-hot", new ExecutorDetails(count, count)).equals(hotNode)) {
+                hotPerNode.merge(nodeOf(c3, "wc-hot", new ExecutorDetails(count, count)), 1, Integer::sum);
+            }
+        }
+        assertEquals(Map.of("sup-0", 1, "sup-1", 1), hotPerNode, "one hot counter on each node");
+    }
+
+    /** Every word task sends evenly to every counter; counters on {@code hotNode} burn 20 x the CPU of the others. */
+    private static void writeWordCountTraffic(DirectoryTrafficStore store, Cluster placed, String hotNode, long windowEnd)
+            throws java.io.IOException {
+        for (int word = 5; word <= 8; word++) {
+            store.write("wc-hot", new TaskTraffic(word, windowEnd, 1e7, Map.of(1, 250.0, 2, 250.0, 3, 250.0, 4, 250.0)));
+        }
+        for (int count = 1; count <= 4; count++) {
+            boolean hot = nodeOf(placed, "wc-hot", new ExecutorDetails(count, count)).equals(hotNode);
+            store.write("wc-hot", new TaskTraffic(count, windowEnd, hot ? 2e8 : 1e7, Map.of()));
+        }
+    }
 
     @Test
     void misspelledSchedulerOptionFailsNimbusAtStart() {

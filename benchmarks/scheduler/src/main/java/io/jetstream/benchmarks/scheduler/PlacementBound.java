@@ -25,10 +25,37 @@ import java.util.Map;
  * traffic any placement as balanced as the target allows can go.
  */
 final class PlacementBound {
-    /** The component structure of one case: tasks, load per task, traffic per task pair. */
-    record Structure(int[] tasks, double[] taskLoad, double[][] pairTraffic, double totalTraffic, double totalLoad) {
+    /**
+     * The component structure of one case: tasks, load per task, traffic per task pair, and the most
+     * tasks of each component one node may hold ({@link Integer#MAX_VALUE}: any number).
+     */
+    record Structure(int[] tasks, double[] taskLoad, double[][] pairTraffic, double totalTraffic, double totalLoad,
+                     int[] maxPerNode) {
+        Structure(int[] tasks, double[] taskLoad, double[][] pairTraffic, double totalTraffic, double totalLoad) {
+            this(tasks, taskLoad, pairTraffic, totalTraffic, totalLoad, unlimited(tasks.length));
+        }
+
+        private static int[] unlimited(int components) {
+            int[] most = new int[components];
+            java.util.Arrays.fill(most, Integer.MAX_VALUE);
+            return most;
+        }
+
         int components() {
             return tasks.length;
+        }
+
+        /**
+         * The same structure with every node holding at most ⌈p_c / nodes⌉ tasks of each component c:
+         * the even scheduler's most. A placement with more on some node is hotter than the even
+         * scheduler's hottest node whenever that component carries (nearly) all the load.
+         */
+        Structure spreadAsEven(int nodes) {
+            int[] most = new int[tasks.length];
+            for (int c = 0; c < most.length; c++) {
+                most[c] = (tasks[c] + nodes - 1) / nodes;
+            }
+            return new Structure(tasks, taskLoad, pairTraffic, totalTraffic, totalLoad, most);
         }
     }
 
@@ -42,11 +69,15 @@ final class PlacementBound {
 
     /**
      * The structure of a case, checked to be interchangeable (throws otherwise): traffic and loads
-     * from {@link TrueTraffic} with no placement.
+     * from {@link TrueTraffic} under the structure's uniform rates, with no placement.
      */
-    static Structure of(TopologyFamilies.Generated generated, Map<String, int[]> tasksOf, int taskCount,
-                        TopologyFamilies.Grouping kind) {
-        TrueTraffic truth = TrueTraffic.of(generated, tasksOf, taskCount, kind, null);
+    static Structure of(TopologyFamilies.Generated generated, Map<String, int[]> tasksOf, int taskCount) {
+        return of(generated, tasksOf, taskCount, RateModel.UNIFORM);
+    }
+
+    /** The same under {@code rates}; throws when they make the tasks of a component differ (a skewed key). */
+    static Structure of(TopologyFamilies.Generated generated, Map<String, int[]> tasksOf, int taskCount, RateModel rates) {
+        TrueTraffic truth = TrueTraffic.of(generated.topology(), tasksOf, taskCount, rates, null);
         List<String> names = new ArrayList<>(tasksOf.keySet());
         java.util.Collections.sort(names);
         int n = names.size();
@@ -317,7 +348,7 @@ final class PlacementBound {
                     kept[size++] = inside;
                     return;
                 }
-                int most = s.tasks()[c];
+                int most = Math.min(s.tasks()[c], s.maxPerNode()[c]);
                 if (s.taskLoad()[c] > 0) {
                     most = (int) Math.min(most, Math.floor((cap - load) / s.taskLoad()[c] + 1e-9));
                 }
@@ -375,7 +406,8 @@ final class PlacementBound {
 
         private int most(int d, double load) {
             double l = s.taskLoad()[d];
-            return l > 0 ? (int) Math.min(s.tasks()[d], Math.floor((cap - load) / l + 1e-9)) : s.tasks()[d];
+            int most = Math.min(s.tasks()[d], s.maxPerNode()[d]);
+            return l > 0 ? (int) Math.min(most, Math.floor((cap - load) / l + 1e-9)) : most;
         }
 
         private void search(int c, double load, double value) {

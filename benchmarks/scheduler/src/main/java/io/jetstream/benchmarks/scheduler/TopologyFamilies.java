@@ -1,7 +1,6 @@
 package io.jetstream.benchmarks.scheduler;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -18,80 +17,75 @@ import org.apache.storm.tuple.Tuple;
 /**
  * The generated topology families of the evaluation. Each is a real {@link StormTopology} (built with
  * Storm's {@link TopologyBuilder}; the spouts and bolts are never run), sized by a parallelism unit
- * {@code p}, and its groupings are one of three kinds: shuffle/fields (structure only), local-or-shuffle
- * (where locality pays), or fields grouping with skewed keys (pair traffic only measurement reveals).
+ * {@code p}, with one of two kinds of groupings: shuffle and fields groupings (where a component keys
+ * its input: a join, a merge, a count), or local-or-shuffle wherever locality is legal. The rates the
+ * topology runs at are not part of it ({@link RateModel}).
  */
 final class TopologyFamilies {
     private TopologyFamilies() {}
 
     /** How the streams between components are grouped. */
     enum Grouping {
-        /** Shuffle and fields groupings: uniform pair traffic. */
+        /** Shuffle groupings, and fields groupings into the components that key their input. */
         SHUFFLE,
-        /** Local-or-shuffle everywhere it is legal: a local target, when there is one, takes the stream. */
-        LOCAL_OR_SHUFFLE,
-        /** Fields groupings whose keys make each source task talk mostly to a few target tasks. */
-        SKEWED
+        /** Local-or-shuffle everywhere it is legal (WordCount's count keeps its fields grouping). */
+        LOCAL_OR_SHUFFLE
     }
 
-    /** One generated topology: the topology and, per stream, the relative rate (selectivity) of its source. */
-    record Generated(String family, StormTopology topology, Map<String, Double> selectivity) {}
+    /** One generated topology. */
+    record Generated(String family, StormTopology topology) {}
 
     static final List<String> NAMES = List.of("linear", "diamond", "fan-out-in", "wordcount", "sol", "random-dag");
 
     static Generated generate(String family, int p, Grouping grouping, long seed) {
-        Map<String, Double> selectivity = new LinkedHashMap<>();
         TopologyBuilder b = new TopologyBuilder();
         switch (family) {
             case "linear" -> {
                 b.setSpout("source", new NoopSpout(), p);
                 String prev = "source";
                 for (int i = 1; i <= 4; i++) {
-                    subscribe(b.setBolt("stage" + i, new NoopBolt(), p), prev, grouping);
+                    // The third stage aggregates by key.
+                    subscribe(b.setBolt("stage" + i, new NoopBolt(), p), prev, grouping, i == 3);
                     prev = "stage" + i;
                 }
             }
             case "diamond" -> {
                 b.setSpout("source", new NoopSpout(), p);
-                subscribe(b.setBolt("left", new NoopBolt(), p), "source", grouping);
-                subscribe(b.setBolt("right", new NoopBolt(), p), "source", grouping);
+                subscribe(b.setBolt("left", new NoopBolt(), p), "source", grouping, false);
+                subscribe(b.setBolt("right", new NoopBolt(), p), "source", grouping, false);
                 BoltDeclarer join = b.setBolt("join", new NoopBolt(), p);
-                subscribe(join, "left", grouping);
-                subscribe(join, "right", grouping);
-                subscribe(b.setBolt("sink", new NoopBolt(), p), "join", grouping);
+                subscribe(join, "left", grouping, true);
+                subscribe(join, "right", grouping, true);
+                subscribe(b.setBolt("sink", new NoopBolt(), p), "join", grouping, false);
             }
             case "fan-out-in" -> {
                 b.setSpout("source", new NoopSpout(), p);
                 BoltDeclarer merge = b.setBolt("merge", new NoopBolt(), p);
                 for (int i = 1; i <= 4; i++) {
-                    subscribe(b.setBolt("branch" + i, new NoopBolt(), Math.max(1, p / 2)), "source", grouping);
-                    subscribe(merge, "branch" + i, grouping);
+                    subscribe(b.setBolt("branch" + i, new NoopBolt(), Math.max(1, p / 2)), "source", grouping, false);
+                    subscribe(merge, "branch" + i, grouping, true);
                 }
             }
             case "wordcount" -> {
                 b.setSpout("sentences", new NoopSpout(), p);
-                subscribe(b.setBolt("split", new NoopBolt(), 2 * p), "sentences", grouping);
-                selectivity.put("split", 5.0); // five words a sentence
+                subscribe(b.setBolt("split", new NoopBolt(), 2 * p), "sentences", grouping, false);
                 BoltDeclarer count = b.setBolt("count", new NoopBolt(), 2 * p);
-                if (grouping == Grouping.LOCAL_OR_SHUFFLE) {
-                    count.fieldsGrouping("split", new Fields("k")); // counting needs the key: no locality here
-                } else {
-                    subscribe(count, "split", grouping == Grouping.SHUFFLE ? Grouping.SHUFFLE : grouping, true);
-                }
-                subscribe(b.setBolt("report", new NoopBolt(), p), "count", grouping);
-                selectivity.put("count", 0.2);
+                count.fieldsGrouping("split", new Fields("k")); // counting needs the key, whatever the kind
+                subscribe(b.setBolt("report", new NoopBolt(), p), "count", grouping, false);
             }
             case "sol" -> {
-                // SOL (one spout, five bolts), as in TurboStream §VI-B.
+                // SOL (one spout, five bolts, shuffle throughout), as in TurboStream §VI-B.
                 b.setSpout("spout", new NoopSpout(), p);
                 String prev = "spout";
                 for (int i = 1; i <= 5; i++) {
-                    subscribe(b.setBolt("bolt" + i, new NoopBolt(), p), prev, grouping);
+                    subscribe(b.setBolt("bolt" + i, new NoopBolt(), p), prev, grouping, false);
                     prev = "bolt" + i;
                 }
             }
             case "random-dag" -> {
                 Random random = new Random(seed);
+                // Which streams are keyed: drawn apart, so that the shape is the one earlier runs had.
+                Random keyed = new Random(~seed);
                 int components = 6 + random.nextInt(5);
                 List<String> names = new ArrayList<>();
                 b.setSpout("c0", new NoopSpout(), p);
@@ -106,21 +100,16 @@ final class TopologyFamilies {
                         String from = names.get(random.nextInt(names.size()));
                         if (!chosen.contains(from)) {
                             chosen.add(from);
-                            subscribe(d, from, grouping);
+                            subscribe(d, from, grouping, keyed.nextDouble() < 0.4);
                         }
                     }
-                    // Skewed edge weights: selectivities from a heavy-tailed distribution (0.1x to 10x).
-                    selectivity.put(name, Math.exp(random.nextGaussian() * 1.2));
+                    random.nextGaussian(); // the selectivity earlier runs drew here: keeps the shapes they had
                     names.add(name);
                 }
             }
             default -> throw new IllegalArgumentException("unknown family " + family);
         }
-        return new Generated(family, b.createTopology(), selectivity);
-    }
-
-    private static void subscribe(BoltDeclarer bolt, String source, Grouping grouping) {
-        subscribe(bolt, source, grouping, false);
+        return new Generated(family, b.createTopology());
     }
 
     private static void subscribe(BoltDeclarer bolt, String source, Grouping grouping, boolean keyed) {
@@ -133,7 +122,6 @@ final class TopologyFamilies {
                 }
             }
             case LOCAL_OR_SHUFFLE -> bolt.localOrShuffleGrouping(source);
-            case SKEWED -> bolt.fieldsGrouping(source, new Fields("k"));
             default -> throw new IllegalStateException();
         }
     }

@@ -5,26 +5,26 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import org.apache.storm.generated.Bolt;
 import org.apache.storm.generated.GlobalStreamId;
 import org.apache.storm.generated.Grouping;
 import org.apache.storm.generated.StormTopology;
 
 /**
- * The traffic a placed topology really carries, as Storm's groupings deliver it: every spout task
- * emits one tuple per unit time, a task emits what it receives times its component's selectivity;
- * shuffle and fields groupings spread a task's output evenly over the target tasks; local-or-shuffle
- * sends it to the target tasks in the sender's worker when there are any (evenly over all otherwise);
- * the skewed fields grouping sends each source task's output over the targets with Zipf(1.5) weights in
- * an order of its own (its keys live mostly in a few partitions). This is the yardstick every scheduler's
- * placement is measured with; the schedulers never see it, except JetStream's online mode, which reads
- * it as recorded traffic.
+ * The traffic a placed topology really carries, as Storm's groupings deliver it, under a
+ * {@link RateModel}: every spout task emits one tuple per unit time; a bolt task emits what it receives
+ * times its component's selectivity, and each of a component's streams carries its output times the
+ * stream's multiplier; shuffle groupings spread a task's output evenly over the target tasks, fields
+ * groupings by the model's key shares (evenly under {@link RateModel#UNIFORM}); local-or-shuffle sends
+ * it to the target tasks in the sender's worker when there are any (evenly over all otherwise). A
+ * task's load is the tuples it receives (emits, for a spout) times its component's cost per tuple.
+ * This is the yardstick every scheduler's placement is measured with; the schedulers never see it,
+ * except JetStream's online mode, which reads it as recorded traffic.
  */
 final class TrueTraffic {
     final int tasks;            // task ids 1..tasks; index 0 unused
     final double[][] traffic;   // traffic[s][d], tuples per unit time
-    final double[] load;        // tuples received (emitted, for spouts) per task
+    final double[] load;        // CPU per unit time of each task: tuples received (emitted, for spouts) x cost
 
     private TrueTraffic(int tasks) {
         this.tasks = tasks;
@@ -36,20 +36,47 @@ final class TrueTraffic {
      * @param workerOf worker of each task id (any numbering), used only by local-or-shuffle; null
      *     means "no placement yet" (local-or-shuffle then behaves as shuffle)
      */
-    static TrueTraffic of(TopologyFamilies.Generated generated, Map<String, int[]> tasksOf, int taskCount,
-                          TopologyFamilies.Grouping kind, int[] workerOf) {
+    static TrueTraffic of(StormTopology topology, Map<String, int[]> tasksOf, int taskCount, RateModel rates,
+                          int[] workerOf) {
         TrueTraffic t = new TrueTraffic(taskCount);
-        StormTopology topology = generated.topology();
         double[] out = new double[taskCount + 1];
         for (String spout : topology.get_spouts().keySet()) {
             for (int task : tasksOf.get(spout)) {
                 out[task] = 1;
-                t.load[task] += 1;
+                t.load[task] += rates.cost(spout);
             }
         }
-        // Bolts in dependency order (the generated topologies are DAGs).
+        for (String bolt : dependencyOrder(topology)) {
+            int[] targets = tasksOf.get(bolt);
+            double[] in = new double[taskCount + 1];
+            for (Map.Entry<GlobalStreamId, Grouping> input :
+                    topology.get_bolts().get(bolt).get_common().get_inputs().entrySet()) {
+                String source = input.getKey().get_componentId();
+                double multiplier = rates.multiplier(source, bolt);
+                double[] keyShares = rates.keyShares(source, bolt);
+                for (int s : tasksOf.get(source)) {
+                    double[] share = share(s, targets, input.getValue(), keyShares, workerOf);
+                    for (int j = 0; j < targets.length; j++) {
+                        double amount = out[s] * multiplier * share[j];
+                        t.traffic[s][targets[j]] += amount;
+                        in[targets[j]] += amount;
+                    }
+                }
+            }
+            double selectivity = rates.selectivity(bolt);
+            double cost = rates.cost(bolt);
+            for (int d : targets) {
+                t.load[d] += in[d] * cost;
+                out[d] = in[d] * selectivity;
+            }
+        }
+        return t;
+    }
+
+    /** Bolts in dependency order (the generated topologies are DAGs). */
+    private static List<String> dependencyOrder(StormTopology topology) {
         List<String> order = new ArrayList<>();
-        Map<String, Bolt> bolts = new LinkedHashMap<>(topology.get_bolts());
+        Map<String, Bolt> bolts = new LinkedHashMap<>(new java.util.TreeMap<>(topology.get_bolts()));
         while (!bolts.isEmpty()) {
             boolean progress = false;
             for (var it = bolts.entrySet().iterator(); it.hasNext(); ) {
@@ -70,36 +97,10 @@ final class TrueTraffic {
                 throw new IllegalStateException("cycle in generated topology");
             }
         }
-        for (String bolt : order) {
-            int[] targets = tasksOf.get(bolt);
-            double[] in = new double[taskCount + 1];
-            for (Map.Entry<GlobalStreamId, Grouping> input :
-                    topology.get_bolts().get(bolt).get_common().get_inputs().entrySet()) {
-                int[] sources = tasksOf.get(input.getKey().get_componentId());
-                for (int s : sources) {
-                    double[] share = share(s, targets, input.getValue(), kind, workerOf);
-                    for (int j = 0; j < targets.length; j++) {
-                        double amount = out[s] * share[j];
-                        t.traffic[s][targets[j]] += amount;
-                        in[targets[j]] += amount;
-                    }
-                }
-            }
-            // Selectivities (WordCount's five words a sentence, the random DAG's skewed edge weights) are
-            // what only measurement reveals: they apply in the online (skewed) evaluation; the offline
-            // ones judge each scheduler on the traffic the structure implies.
-            double selectivity = kind == TopologyFamilies.Grouping.SKEWED
-                    ? generated.selectivity().getOrDefault(bolt, 1.0) : 1.0;
-            for (int d : targets) {
-                t.load[d] += in[d];
-                out[d] = in[d] * selectivity;
-            }
-        }
-        return t;
+        return order;
     }
 
-    private static double[] share(int source, int[] targets, Grouping grouping, TopologyFamilies.Grouping kind,
-                                  int[] workerOf) {
+    private static double[] share(int source, int[] targets, Grouping grouping, double[] keyShares, int[] workerOf) {
         double[] share = new double[targets.length];
         if (grouping.is_set_local_or_shuffle() && workerOf != null) {
             int local = 0;
@@ -115,22 +116,8 @@ final class TrueTraffic {
                 return share;
             }
         }
-        if (kind == TopologyFamilies.Grouping.SKEWED && grouping.is_set_fields()) {
-            // Zipf(1.5) over the targets, in an order fixed per source task.
-            List<Integer> order = new ArrayList<>();
-            for (int j = 0; j < targets.length; j++) {
-                order.add(j);
-            }
-            java.util.Collections.shuffle(order, new Random(source * 7919L + targets[0]));
-            double sum = 0;
-            for (int r = 0; r < targets.length; r++) {
-                share[order.get(r)] = 1 / Math.pow(r + 1, 1.5);
-                sum += share[order.get(r)];
-            }
-            for (int j = 0; j < targets.length; j++) {
-                share[j] /= sum;
-            }
-            return share;
+        if (keyShares != null) {
+            return keyShares;
         }
         java.util.Arrays.fill(share, 1.0 / targets.length);
         return share;
@@ -173,6 +160,20 @@ final class TrueTraffic {
             max = Math.max(max, l);
         }
         return max / (sum / nodes);
+    }
+
+    /**
+     * The least max/mean node load any placement on {@code nodes} nodes can have: 1, or the heaviest
+     * task's load over the mean node's when one task alone is more than a node's share.
+     */
+    double maxOverMeanFloor(int nodes) {
+        double sum = 0;
+        double heaviest = 0;
+        for (int task = 1; task <= tasks; task++) {
+            sum += load[task];
+            heaviest = Math.max(heaviest, load[task]);
+        }
+        return Math.max(1, heaviest / (sum / nodes));
     }
 
     static Map<String, int[]> tasksByComponent(StormTopology topology, Map<String, Integer> parallelism) {

@@ -37,7 +37,7 @@ class PlacementBoundTest {
             for (int[] shape : new int[][] {{2, 2}, {4, 4}, {8, 2}}) {
                 SchedulerEvaluation.Case c = SchedulerEvaluation.Case.of(family, TopologyFamilies.Grouping.SHUFFLE,
                         shape[0], shape[1], 17 * shape[0] + shape[1]);
-                PlacementBound.Structure s = PlacementBound.of(c.generated, c.tasksOf, c.taskCount, c.kind);
+                PlacementBound.Structure s = PlacementBound.of(c.generated, c.tasksOf, c.taskCount);
                 for (String scheduler : new String[] {"even", SchedulerEvaluation.OURS}) {
                     SchedulerEvaluation.Outcome o = c.run(scheduler, Map.of(), traffic);
                     double cap = (o.maxOverMean() + 1e-9) * s.totalLoad() / c.nodes; // this placement fits
@@ -61,7 +61,7 @@ class PlacementBoundTest {
         Random random = new Random(7);
         for (String family : TopologyFamilies.NAMES) {
             SchedulerEvaluation.Case c = SchedulerEvaluation.Case.of(family, TopologyFamilies.Grouping.SHUFFLE, 8, 8, 17 * 8 + 8);
-            PlacementBound.Structure s = PlacementBound.of(c.generated, c.tasksOf, c.taskCount, c.kind);
+            PlacementBound.Structure s = PlacementBound.of(c.generated, c.tasksOf, c.taskCount);
             double cap = 1.15 * s.totalLoad() / c.nodes;
             PlacementBound.Configurations enumerated = PlacementBound.Configurations.enumerate(s, cap);
             PlacementBound.SearchedNode searched = new PlacementBound.SearchedNode(s, cap);

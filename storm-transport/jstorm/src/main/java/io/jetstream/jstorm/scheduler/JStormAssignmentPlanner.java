@@ -18,10 +18,10 @@ import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
 import io.jetstream.scheduler.placement.NodeSlots;
 import io.jetstream.scheduler.placement.Placement;
+import io.jetstream.scheduler.placement.PlacementOptions;
 import io.jetstream.scheduler.placement.PlacementPlanner;
 import io.jetstream.scheduler.placement.TaskGraph;
 import io.jetstream.scheduler.placement.TopologyStructure;
-import io.jetstream.scheduler.storm.JetStreamSchedulerOptions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -45,8 +45,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Usage, at submission: {@code new JStormAssignmentPlanner(conf).assign(topology, conf, nimbus)}
  * (the free slots asked of Nimbus) or {@code assign(topology, conf, freeSlots)}, then submit with
- * that {@code conf}. Options are the Storm scheduler's {@code jetstream.scheduler.*}
- * placement options (balance factor, consolidation threshold, refinement), read from {@code conf}.
+ * that {@code conf}. Options are the engine-free {@link PlacementOptions} ({@code jetstream.scheduler.*}:
+ * balance factor, consolidation threshold, refinement), read and validated from {@code conf}; a Storm-only
+ * scheduler key there (its mode, traffic store) is refused as unknown, since JStorm has no use for it.
  *
  * <p>Rules of JStorm's {@code WorkerScheduler} (2.2.1) that shape the list:
  * <ul>
@@ -87,8 +88,8 @@ public final class JStormAssignmentPlanner {
     /** A planner with the {@code jetstream.scheduler.*} placement options of {@code conf} (validated). */
     @SuppressWarnings("unchecked")
     public JStormAssignmentPlanner(Map<?, ?> conf) {
-        this(JetStreamSchedulerOptions.planner(
-                JetStreamConfig.load(ConfigScope.JSTORM, (Map<String, ?>) conf, JetStreamSchedulerOptions.GROUP)));
+        this(PlacementOptions.planner(
+                JetStreamConfig.load(ConfigScope.JSTORM, (Map<String, ?>) conf, PlacementOptions.GROUP)));
     }
 
     /**
@@ -196,7 +197,13 @@ public final class JStormAssignmentPlanner {
             nodes.add(NodeSlots.Node.ofWorkers(host, slotsByHost.get(host).size()));
             workerSlots.addAll(slotsByHost.get(host));
         }
-        Placement placement = planner.plan(graph, new NodeSlots(nodes));
+        List<String> components = new ArrayList<>(tasksOf.keySet());
+        int[] componentOf = new int[tasks];
+        for (int t = 0; t < tasks; t++) {
+            componentOf[t] = components.indexOf(componentOfTask.get(t));
+        }
+        Placement placement = planner.planFromStructure(graph, new NodeSlots(nodes), componentOf,
+                planner.rateScenarios(structure, components, tasksOf));
 
         List<Map<String, Integer>> countsByWorker = new ArrayList<>();
         int[] tasksOnWorker = new int[workerSlots.size()];

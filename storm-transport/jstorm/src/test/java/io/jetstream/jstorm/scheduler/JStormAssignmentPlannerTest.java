@@ -156,6 +156,24 @@ class JStormAssignmentPlannerTest {
         assertThrows(InvalidConfigurationException.class, () -> new JStormAssignmentPlanner(badOption));
     }
 
+    /**
+     * The helper reads the engine-free placement options only: a Storm scheduler key means nothing to
+     * JStorm (it never rebalances, it has no traffic hook) and is refused like a misspelled one.
+     */
+    @Test
+    void readsThePlacementOptionsAndRefusesTheStormSchedulersOwn() {
+        Map<Object, Object> placement = conf(2, 0);
+        placement.put("jetstream.scheduler.balance-factor", 0.3);
+        placement.put("jetstream.scheduler.refine.attempts-per-executor", 0);
+        assertEquals(2, new JStormAssignmentPlanner(placement).plan(topology(), placement, slots("host-a", "host-b")).size());
+
+        Map<Object, Object> stormOnly = conf(2, 0);
+        stormOnly.put("jetstream.scheduler.traffic.store", "zookeeper");
+        InvalidConfigurationException e = assertThrows(InvalidConfigurationException.class,
+                () -> new JStormAssignmentPlanner(stormOnly));
+        assertEquals("jetstream.scheduler.traffic.store", e.key());
+    }
+
     /** What Nimbus hands its scheduler for a new topology on supervisors with four free ports each. */
     private static TopologyAssignContext context(StormTopology topology, Map<Object, Object> conf,
             Map<Integer, String> taskToComponent, int masterTask, String... hosts) {

@@ -96,6 +96,11 @@ public final class TopologyStructure {
         return streams;
     }
 
+    /** The components, spouts and bolts, in the order they were added. */
+    public List<String> components() {
+        return List.copyOf(spoutByComponent.keySet());
+    }
+
     public boolean isSpout(String component) {
         return spoutByComponent.getOrDefault(component, false);
     }
@@ -108,11 +113,24 @@ public final class TopologyStructure {
      * @param tasksOf the task ids of each component
      */
     public Map<String, Double> componentRates(Map<String, int[]> tasksOf) {
+        return componentRates(tasksOf, c -> 1.0, (source, target) -> 1.0, new HashMap<>());
+    }
+
+    /**
+     * Output rate of every component with tasks under given rates: spouts one unit per task, a bolt
+     * what it receives times its selectivity; a stream carries its source's output times its multiplier.
+     *
+     * @param received filled with the tuples every component receives (a spout's: what it emits)
+     */
+    Map<String, Double> componentRates(Map<String, int[]> tasksOf, java.util.function.ToDoubleFunction<String> selectivity,
+                                       java.util.function.ToDoubleBiFunction<String, String> multiplier,
+                                       Map<String, Double> received) {
         Map<String, Double> rate = new HashMap<>();
         List<String> bolts = new ArrayList<>();
         for (Map.Entry<String, Boolean> c : spoutByComponent.entrySet()) {
             if (c.getValue()) {
                 rate.put(c.getKey(), (double) tasks(tasksOf, c.getKey()).length);
+                received.put(c.getKey(), (double) tasks(tasksOf, c.getKey()).length);
             } else {
                 bolts.add(c.getKey());
             }
@@ -139,10 +157,12 @@ public final class TopologyStructure {
                         }
                         continue;
                     }
-                    in += s.grouping() == Grouping.ALL ? r * tasks(tasksOf, bolt).length : r;
+                    double carried = r * multiplier.applyAsDouble(s.source(), bolt);
+                    in += s.grouping() == Grouping.ALL ? carried * tasks(tasksOf, bolt).length : carried;
                 }
                 if (ready) {
-                    rate.put(bolt, in);
+                    rate.put(bolt, in * selectivity.applyAsDouble(bolt));
+                    received.put(bolt, in);
                     changed = true;
                 }
             }

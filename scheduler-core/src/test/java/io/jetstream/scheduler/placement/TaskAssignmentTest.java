@@ -29,7 +29,8 @@ class TaskAssignmentTest {
     }
 
     private static PlacementPlanner planner(TaskAssignment.WithinNode withinNode) {
-        return new PlacementPlanner(4, 0.5, 0.05, 128, withinNode, true, NO_KWAY_PASS);
+        return new PlacementPlanner(4, 0.5, 0.05, 128, withinNode, true, NO_KWAY_PASS,
+                PlacementPlanner.StructuralRates.UNIFORM, 1.0);
     }
 
     @Test
@@ -92,9 +93,11 @@ class TaskAssignmentTest {
             }
             TaskGraph g = b.build();
             NodeSlots slots = NodeSlots.ofWorkers(2, 2, 2, 2);
-            Placement plain = new PlacementPlanner(8, 0.5, 0.05, 128, TaskAssignment.WithinNode.PARTITION, false, NO_KWAY_PASS)
+            Placement plain = new PlacementPlanner(8, 0.5, 0.05, 128, TaskAssignment.WithinNode.PARTITION, false, NO_KWAY_PASS,
+                    PlacementPlanner.StructuralRates.UNIFORM, 1.0)
                     .plan(g, slots);
-            Placement refined = new PlacementPlanner(8, 0.5, 0.05, 128, TaskAssignment.WithinNode.PARTITION, true, NO_KWAY_PASS)
+            Placement refined = new PlacementPlanner(8, 0.5, 0.05, 128, TaskAssignment.WithinNode.PARTITION, true, NO_KWAY_PASS,
+                    PlacementPlanner.StructuralRates.UNIFORM, 1.0)
                     .plan(g, slots);
             for (Placement p : new Placement[] {plain, refined}) {
                 assertTrue(p.maxNodeImbalance(g) <= 1.15, "trial " + trial + ": imbalance " + p.maxNodeImbalance(g));

@@ -44,6 +44,22 @@ public final class KWayRefinement {
         this.nanoClock = nanoClock;
     }
 
+    /**
+     * The CPU time of the calling thread in nanoseconds (wall time where the JVM cannot measure it): with
+     * a budget in it, other processes on the machine do not change the placement; the wall time then grows
+     * with the contention, and the candidate counts still bound it.
+     */
+    public static LongSupplier threadCpuClock() {
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        if (threads.isCurrentThreadCpuTimeSupported()) {
+            if (!threads.isThreadCpuTimeEnabled()) {
+                threads.setThreadCpuTimeEnabled(true);
+            }
+            return threads::getCurrentThreadCpuTime;
+        }
+        return System::nanoTime;
+    }
+
     /** What a refinement did: candidates tried, changes kept, objective value before and after. */
     public record Outcome(long attempts, long changes, double valueBefore, double valueAfter) {}
 
@@ -56,6 +72,18 @@ public final class KWayRefinement {
      */
     public Outcome refine(RefinementObjective objective, int[] workerOf, int workers, TaskGraph neighbours,
                           long seed) {
+        return refine(objective, workerOf, workers, neighbours, seed, 1);
+    }
+
+    /**
+     * {@link #refine(RefinementObjective, int[], int, TaskGraph, long)} within {@code budgetShare} of the
+     * time budget (a placement that refines several times shares the budget between the passes).
+     */
+    public Outcome refine(RefinementObjective objective, int[] workerOf, int workers, TaskGraph neighbours,
+                          long seed, double budgetShare) {
+        if (!(budgetShare >= 0 && budgetShare <= 1)) {
+            throw new IllegalArgumentException("budgetShare must be in [0, 1]: " + budgetShare);
+        }
         int n = workerOf.length;
         objective.reset(workerOf);
         double before = objective.value();
@@ -66,7 +94,7 @@ public final class KWayRefinement {
         SplittableRandom random = new SplittableRandom(seed);
         long maxAttempts = (long) attemptsPerTask * n;
         long patience = 20L * n;
-        long deadline = nanoClock.getAsLong() + timeBudgetNanos;
+        long deadline = nanoClock.getAsLong() + (long) (timeBudgetNanos * budgetShare);
         double value = before;
         long attempts = 0;
         long changes = 0;
