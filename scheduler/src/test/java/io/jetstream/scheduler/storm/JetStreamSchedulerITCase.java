@@ -42,7 +42,7 @@ class JetStreamSchedulerITCase {
         try (LocalCluster cluster = new LocalCluster.Builder()
                 .withSupervisors(2)
                 .withPortsPerSupervisor(2)
-                .withSupervisorSlotPortMin(16800)
+                .withSupervisorSlotPortMin(io.jetstream.harness.FreePorts.consecutive(4))
                 .withDaemonConf(daemon)
                 .build()) {
             cluster.submitTopology("jetstream-scheduled", topology, builder.createTopology());

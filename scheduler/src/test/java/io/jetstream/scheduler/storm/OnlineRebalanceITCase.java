@@ -90,7 +90,7 @@ class OnlineRebalanceITCase {
         try (LocalCluster cluster = new LocalCluster.Builder()
                 .withSupervisors(2)
                 .withPortsPerSupervisor(1)
-                .withSupervisorSlotPortMin(16820)
+                .withSupervisorSlotPortMin(io.jetstream.harness.FreePorts.consecutive(2))
                 .withDaemonConf(daemon)
                 .build()) {
             cluster.submitTopology("online", topology, builder.createTopology());
