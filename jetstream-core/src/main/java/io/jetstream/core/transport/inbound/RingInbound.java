@@ -173,6 +173,15 @@ public final class RingInbound {
         return true;
     }
 
+    /**
+     * Closes the ring to producers and removes its file now, before a shutdown waits for anything
+     * else (an engine may halt the process soon after it asked to stop); the ring thread goes on
+     * delivering what is already in it until {@link #close()}. Any thread; idempotent.
+     */
+    public void closeForProducers() {
+        ring.closeForProducers();
+    }
+
     /** Waits up to {@code millis} for the ring thread to end (tests, orderly shutdown). */
     public boolean awaitStopped(long millis) throws InterruptedException {
         thread.join(TimeUnit.MILLISECONDS.toMillis(millis));

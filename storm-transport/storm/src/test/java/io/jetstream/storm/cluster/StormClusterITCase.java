@@ -145,11 +145,15 @@ class StormClusterITCase {
         }
         assertEquals(List.of(), cluster.leftovers(), "nothing left after close");
         if (jetstream) {
-            try (var left = Files.list(ringDirectory)) {
-                assertEquals(List.of(), left.toList(), "ring files left after the cluster closed");
-            } finally {
-                Files.deleteIfExists(ringDirectory);
+            List<Path> left;
+            try (var files = Files.list(ringDirectory)) {
+                left = files.toList();
             }
+            for (Path file : left) {
+                Files.deleteIfExists(file);
+            }
+            Files.deleteIfExists(ringDirectory);
+            assertEquals(List.of(), left, "ring files left after the cluster closed");
         }
     }
 
