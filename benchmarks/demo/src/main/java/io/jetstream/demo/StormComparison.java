@@ -1,6 +1,8 @@
 package io.jetstream.demo;
 
+import io.jetstream.harness.FreePorts;
 import io.jetstream.storm.transport.JetStreamContext;
+import io.jetstream.storm.transport.TransportMeters;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -35,8 +37,24 @@ final class StormComparison {
 
     private StormComparison() {}
 
-    static PathResult run(String path, String contextClass, int slotPortMin, long tuples, int rate, int seconds)
+    static PathResult run(String path, String contextClass, long tuples, int rate, int seconds) throws Exception {
+        long ringBatchesBefore = TransportMeters.PROCESS.ringBatchesOfClosedServers();
+        long receivedBefore = TransportMeters.PROCESS.received().records();
+        PathResult result = runOnCluster(path, contextClass, tuples, rate, seconds);
+        if (!contextClass.equals(JetStreamContext.class.getName())) {
+            return result;
+        }
+        // Which path carried the tuples, from the servers' counters once the workers have stopped.
+        long received = TransportMeters.PROCESS.received().records() - receivedBefore;
+        long ringBatches = TransportMeters.PROCESS.ringBatchesOfClosedServers() - ringBatchesBefore;
+        String carried = received == 0 ? "nothing?" : ringBatches > 0 ? "shm ring" : "TCP";
+        return new PathResult(result.engine(), result.path() + " (" + carried + ")", result.records(), result.recordsPerSecond(),
+                result.p50Millis(), result.p99Millis());
+    }
+
+    private static PathResult runOnCluster(String path, String contextClass, long tuples, int rate, int seconds)
             throws Exception {
+        int slotPortMin = FreePorts.consecutive(4);
         Config daemon = new Config();
         daemon.put(Config.STORM_LOCAL_MODE_ZMQ, true);
         daemon.put(Config.STORM_MESSAGING_TRANSPORT, contextClass);
@@ -54,6 +72,7 @@ final class StormComparison {
             }
             double elapsed = (System.nanoTime() - firstTupleNanos.get()) / 1e9;
             cluster.killTopologyWithOpts("demo-throughput", killNow());
+            awaitGone(cluster, "demo-throughput"); // a submit while the kill is still cleaning up can halt the supervisor
 
             // Latency at a fixed rate.
             long latencyTuples = (long) rate * seconds;
@@ -66,6 +85,17 @@ final class StormComparison {
             cluster.killTopologyWithOpts("demo-latency", killNow());
             LatencyRecorder l = latencies;
             return new PathResult("Storm", path, tuples, tuples / elapsed, l.quantileMillis(0.5), l.quantileMillis(0.99));
+        }
+    }
+
+    /** Waits (bounded) until Nimbus no longer lists the topology and its workers had a moment to stop. */
+    private static void awaitGone(LocalCluster cluster, String name) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (cluster.getClusterInfo().get_topologies().stream().anyMatch(t -> t.get_name().equals(name))) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(name + " still listed 60 s after it was killed");
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
         }
     }
 
@@ -164,10 +194,10 @@ final class StormComparison {
     }
 
     static PathResult stock(long tuples, int rate, int seconds) throws Exception {
-        return run("stock Netty transport", "org.apache.storm.messaging.netty.Context", 16900, tuples, rate, seconds);
+        return run("stock Netty transport", "org.apache.storm.messaging.netty.Context", tuples, rate, seconds);
     }
 
     static PathResult jetstream(long tuples, int rate, int seconds) throws Exception {
-        return run("JetStream transport", JetStreamContext.class.getName(), 16910, tuples, rate, seconds);
+        return run("JetStream", JetStreamContext.class.getName(), tuples, rate, seconds);
     }
 }
