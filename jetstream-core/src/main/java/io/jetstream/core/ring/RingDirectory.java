@@ -169,6 +169,33 @@ public final class RingDirectory {
         } catch (IOException e) {
             throw new RingFileException(directory, "cannot scan ring directory: " + e, e);
         }
+        return removed + reclaimAbandonedCreations(directory);
+    }
+
+    /**
+     * Deletes the half-written files of ring creations whose process died before renaming them
+     * ({@code .<name>.init-<pid>}, see {@code RingConsumer.create}): a consumer killed while it
+     * wrote its ring's pages. Files of a live process (or of a pid now reused) are left alone.
+     */
+    private static int reclaimAbandonedCreations(Path directory) {
+        int removed = 0;
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, ".*.init-*")) {
+            for (Path file : files) {
+                String name = file.getFileName().toString();
+                long pid;
+                try {
+                    pid = Long.parseLong(name.substring(name.lastIndexOf("-") + 1));
+                } catch (NumberFormatException notOurs) {
+                    continue;
+                }
+                if (ProcessHandle.of(pid).isEmpty() && Files.deleteIfExists(file)) {
+                    removed++;
+                    LOG.info("Reclaimed {}: the process creating it (pid {}) is gone", file, pid);
+                }
+            }
+        } catch (IOException e) {
+            throw new RingFileException(directory, "cannot scan ring directory: " + e, e);
+        }
         return removed;
     }
 }

@@ -153,6 +153,21 @@ class RingFilesTest {
         }
     }
 
+    /** A consumer killed while it wrote its new ring's pages leaves {@code .<name>.init-<pid>}: reclaimed once that pid is gone. */
+    @Test
+    void halfWrittenRingsOfDeadCreatorsAreReclaimed() throws Exception {
+        Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        Path abandoned = dir.resolve(".rx-worker.init-" + gone.pid());
+        Files.write(abandoned, new byte[4096]);
+        Path creating = dir.resolve(".rx-other.init-" + ProcessHandle.current().pid());
+        Files.write(creating, new byte[4096]);
+
+        assertEquals(1, RingDirectory.reclaimStale(dir));
+        assertTrue(!Files.exists(abandoned), "the dead creator's file is gone");
+        assertTrue(Files.exists(creating), "a live creator's file stays");
+    }
+
     @Test
     void producerCannotAttachToARingWhoseConsumerIsGone() throws Exception {
         validRingFile("orphan");
