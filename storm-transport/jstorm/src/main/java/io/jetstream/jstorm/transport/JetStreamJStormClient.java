@@ -30,8 +30,10 @@ import org.slf4j.LoggerFactory;
  * {@code send()} of a connection runs under that connection's monitor ({@code synchronized}, which
  * allocates nothing, unlike a contended {@code ReentrantLock}); one stream per connection keeps a
  * worker's tuples to one receiver in one ordered stream. The producer that leaves the monitor with
- * nobody else waiting for it tells the stream that the burst ended ({@link OutboundStream#endOfSend}),
- * so that a lone tuple leaves at once while concurrent producers fill batches.
+ * nobody else waiting for it ends the burst: with {@code jetstream.jstorm.send-flush: each-send} (the
+ * default) what the burst handed over leaves at once as one batch ({@link OutboundStream#flush}) —
+ * JStorm has batched the tuples per target task already; with {@code batch-policy} the stream's flush
+ * policy is told ({@link OutboundStream#endOfSend}). Concurrent producers share batches either way.
  *
  * <p><b>Contract.</b> {@code send()} never throws into the worker. While the stream is not connected
  * yet, or its receiver pushes back, the calling thread waits (as JStorm's own client blocks it) up to
@@ -51,6 +53,8 @@ final class JetStreamJStormClient implements IConnection {
     private final InetSocketAddress remote;
     private final JStormTransportMeters meters;
     private final long sendWaitNanos;
+    /** {@code jstorm.send-flush: each-send}: a burst leaves at its end; else the flush policy decides. */
+    private final boolean flushEachSend;
     private final JetStreamJStormContext context;
     /** The producers' monitor: one offers at a time. */
     private final Object producer = new Object();
@@ -64,7 +68,8 @@ final class JetStreamJStormClient implements IConnection {
     private long lastDropLogNanos;
 
     JetStreamJStormClient(NettyTransport transport, String streamId, InetSocketAddress remote, JStormTransportMeters meters,
-            long sendWaitNanos, JetStreamJStormContext context) {
+            long sendWaitNanos, boolean flushEachSend, JetStreamJStormContext context) {
+        this.flushEachSend = flushEachSend;
         this.remote = remote;
         this.meters = meters;
         this.sendWaitNanos = sendWaitNanos;
@@ -204,10 +209,17 @@ final class JetStreamJStormClient implements IConnection {
         return idle + 1;
     }
 
-    /** The last producer of a burst lets the stream send what it holds. Under the monitor. */
+    /**
+     * The last producer of a burst sends what the stream holds ({@code each-send}) or tells the flush
+     * policy that the burst ended. Under the monitor.
+     */
     private void endOfBurst() {
         if (producers.get() == 0 && !closed) {
-            stream.endOfSend();
+            if (flushEachSend) {
+                stream.flush();
+            } else {
+                stream.endOfSend();
+            }
         }
     }
 

@@ -32,6 +32,21 @@ public final class JetStreamJStormOptions {
                     + "own Netty context (`" + JSTORM_NETTY_CONTEXT + "`) moves them, exactly as without JetStream; "
                     + "JetStream only counts them (the fallback).");
 
+    /** When what a connection's {@code send()} calls handed over leaves. */
+    public enum SendFlush {
+        /** At the end of every burst of {@code send()} calls, as one batch. */
+        EACH_SEND,
+        /** When JetStream's flush policy says so ({@code batch.mode}), told where each burst ends. */
+        BATCH_POLICY
+    }
+
+    public static final ConfigOption<SendFlush> SEND_FLUSH = ConfigOption.enumOption(
+            "jstorm.send-flush", SendFlush.class, SendFlush.BATCH_POLICY,
+            "`batch-policy`: JetStream's flush policy (`batch.mode`) decides when what a connection's `send()` "
+                    + "calls handed over leaves, told where each burst of calls ends. `each-send`: every burst leaves "
+                    + "at once as one batch, however small (measured slower: one ring or TCP batch per JStorm "
+                    + "message costs more than it saves).");
+
     public static final ConfigOption<Long> SEND_WAIT_MS = ConfigOption.longOption(
             "jstorm.send-wait-ms", 5_000, 0, 600_000,
             "How long a task's sending thread waits in `send()` while a connection is not connected yet or "
@@ -53,9 +68,14 @@ public final class JetStreamJStormOptions {
             "Read by `io.jetstream.jstorm.transport.JetStreamJStormContext` when a JStorm worker starts "
                     + "(selected with `storm.messaging.transport`). With `jstorm.data-path: jetstream` the worker's "
                     + "connections also read the `transport.`, `batch.`, `ring.` and `qos.` options above under "
-                    + "`jetstream.`; `jetstream.transport.bind-address` defaults to all interfaces in a worker, as "
-                    + "JStorm's own transport binds.",
-            List.of(DATA_PATH, SEND_WAIT_MS, DELIVER_WAIT_MS));
+                    + "`jetstream.`, with three defaults of their own in a JStorm worker: "
+                    + "`jetstream.transport.bind-address` all interfaces, as JStorm's own transport binds; "
+                    + "`jetstream.batch.mode: fixed` with `jetstream.batch.max-event-delay-ms: 1`, because JStorm "
+                    + "already batches tuples per target task (`task.batch.tuple`) and the transport only has to "
+                    + "gather the messages of the last millisecond (measured: the adaptive policy held JStorm's "
+                    + "sparse messages for fuller batches and added latency; see docs/benchmarks.md). Setting any "
+                    + "of them overrides the default.",
+            List.of(DATA_PATH, SEND_FLUSH, SEND_WAIT_MS, DELIVER_WAIT_MS));
 
     /**
      * Every group this adapter reads: its own and core's (transport, batching, ring, latency

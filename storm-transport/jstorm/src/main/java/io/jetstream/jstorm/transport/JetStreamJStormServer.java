@@ -3,12 +3,14 @@ package io.jetstream.jstorm.transport;
 import backtype.storm.messaging.IConnection;
 import backtype.storm.messaging.TaskMessage;
 import backtype.storm.utils.DisruptorQueue;
+import backtype.storm.utils.DisruptorQueueImpl;
 import io.jetstream.core.transport.DeliveryHandler;
 import io.jetstream.core.transport.RecordConsumer;
 import io.jetstream.core.transport.SequenceStore;
 import io.jetstream.core.transport.StreamKey;
 import io.jetstream.core.transport.netty.NettyTransport;
 import io.jetstream.core.transport.netty.StreamReceiver;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,7 +33,8 @@ import shade.storm.com.lmax.disruptor.InsufficientCapacityException;
  * counted and logged.
  *
  * <p><b>Back-pressure without blocking the transport for ever.</b> Records are published without
- * blocking ({@code publish(item, false)}). When a task queue is full the delivering thread (a Netty
+ * blocking: a delivered batch's tuples for one task together ({@code publishDirect(list, false)}),
+ * else one by one ({@code publish(item, false)}). When a task queue is full the delivering thread (a Netty
  * I/O thread, or the ring thread for same-host workers) waits, holding the batch: the batch is
  * acknowledged only when delivery returns, so the sending worker's window fills and its
  * {@code send()} waits — JStorm's blocking publish turned into end-to-end back-pressure. The wait is
@@ -100,6 +103,7 @@ final class JetStreamJStormServer implements IConnection {
             s.overflowed = 0;
             s.dropped = 0;
             records.forEach(s);
+            s.publishPending();
             meters.onReceived(s.records, s.bytes);
             if (s.overflowed > 0) {
                 meters.onOverflow(s.overflowed);
@@ -112,8 +116,15 @@ final class JetStreamJStormServer implements IConnection {
         }
     }
 
-    /** What one delivering thread knows about the batch it delivers. */
+    /**
+     * What one delivering thread knows about the batch it delivers. A batch's tuples for one task are
+     * gathered and published into its queue together at the end of the batch (one claim and one
+     * wake-up of the task's consumer per batch, where JStorm's own server batches per thread with a
+     * 5 ms flush timer), in the order they were sent.
+     */
     private final class BatchState implements RecordConsumer {
+        final java.util.Map<DisruptorQueue, ArrayList<Object>> pending = new java.util.IdentityHashMap<>();
+        final ArrayList<ArrayList<Object>> spare = new ArrayList<>();
         long deadline;
         int records;
         long bytes;
@@ -132,6 +143,42 @@ final class JetStreamJStormServer implements IConnection {
                 records++;
                 bytes += length;
             }
+        }
+
+        void add(DisruptorQueue queue, Object item) {
+            ArrayList<Object> list = pending.get(queue);
+            if (list == null) {
+                list = spare.isEmpty() ? new ArrayList<>() : spare.remove(spare.size() - 1);
+                pending.put(queue, list);
+            }
+            list.add(item);
+        }
+
+        void publishPending() {
+            if (pending.isEmpty()) {
+                return;
+            }
+            for (java.util.Map.Entry<DisruptorQueue, ArrayList<Object>> e : pending.entrySet()) {
+                publishAll(e.getKey(), e.getValue(), this);
+                e.getValue().clear();
+                spare.add(e.getValue());
+            }
+            pending.clear();
+        }
+    }
+
+    /** Publishes a batch's items for one queue at once if there is room for all, else one by one (waiting, overflowing). */
+    private void publishAll(DisruptorQueue queue, List<Object> items, BatchState batch) {
+        if (items.size() > 1 && queue instanceof DisruptorQueueImpl impl) {
+            try {
+                impl.publishDirect(items, false);
+                return;
+            } catch (InsufficientCapacityException full) {
+                // not room for all of them: one by one below
+            }
+        }
+        for (int i = 0, n = items.size(); i < n; i++) {
+            publish(queue, items.get(i), batch);
         }
     }
 
@@ -153,7 +200,11 @@ final class JetStreamJStormServer implements IConnection {
                     return false;
                 }
             }
-            publish(queue, payload, batch);
+            if (batch != null) {
+                batch.add(queue, payload);
+            } else {
+                publish(queue, payload, null);
+            }
             return true;
         }
         if (type == TaskMessage.CONTROL_MESSAGE) {
