@@ -281,6 +281,45 @@ class JetStreamJStormContextTest {
         }
     }
 
+    @ParameterizedTest(name = "ring {0}")
+    @ValueSource(booleans = {true, false})
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void closeDeliversWhatWasHandedOverAndLaterSendsAreCountedAsDropped(boolean ring) throws Exception {
+        int port = FreePorts.unused();
+        Map<String, Object> conf = jetstreamConf(port, ring);
+        conf.put("jetstream.batch.max-event-delay-ms", 10_000L); // nothing leaves on its own: close() must send it
+        conf.put("jetstream.batch.fixed.target-bytes", 1 << 20);
+        JetStreamJStormContext receiving = new JetStreamJStormContext();
+        receiving.prepare(conf);
+        Map<String, Object> senderConf = jetstreamConf(FreePorts.unused(), ring);
+        senderConf.putAll(Map.of("jetstream.batch.max-event-delay-ms", 10_000L, "jetstream.batch.fixed.target-bytes", 1 << 20));
+        JetStreamJStormContext sending = new JetStreamJStormContext();
+        sending.prepare(senderConf);
+        DisruptorQueue taskQueue = queue("task-" + TASK, 4096);
+        IConnection server = receiving.bind("topo-1", port, new ConcurrentHashMap<>(Map.of(TASK, taskQueue)), queue("control", 16),
+                true, Set.of(TASK));
+        IConnection client = sending.connect("topo-1", "127.0.0.1", port);
+        try {
+            awaitAvailable(client);
+            int count = 1_000;
+            for (int i = 0; i < count; i++) {
+                client.send(new TaskMessage(TASK, payload(0, i)));
+            }
+            assertEquals(0, taskQueue.population(), "held by the batch policy until close()");
+            client.close();
+            assertTrue(client.isClosed());
+            assertEquals(count, drain(taskQueue, count, 10).size(), "close() delivered what was handed over");
+            client.send(new TaskMessage(TASK, payload(0, count)));
+            assertEquals(1, sending.meters().dropped(), "a send() after close() is dropped and counted");
+            assertFalse(client.available());
+        } finally {
+            client.close();
+            server.close();
+            sending.term();
+            receiving.term();
+        }
+    }
+
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void jstormNettyFallbackMovesTuplesThroughJStormsOwnContextAndCountsThem() throws Exception {
