@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * Workers on one host exchange batches through the receiving worker's shared-memory ring, others
  * over adaptively batched TCP; the adapter only translates JStorm's calls. What crossed is counted
  * in {@link #meters()} and, for the whole worker process, {@link JStormTransportMeters#PROCESS} and
- * {@link #processTotals()}.
+ * {@link #processTotals()}, which the worker's JStorm metrics show ({@link JStormWorkerGauges}).
  *
  * <p>With {@code jetstream.jstorm.data-path: jstorm-netty} the worker gets JStorm's own Netty context
  * ({@value JetStreamJStormOptions#JSTORM_NETTY_CONTEXT}) underneath, untouched: JetStream only counts
@@ -54,6 +54,7 @@ public class JetStreamJStormContext implements IContext {
 
     private final JStormTransportMeters meters = new JStormTransportMeters("context");
     private final List<IConnection> connections = new CopyOnWriteArrayList<>();
+    private final JStormWorkerGauges gauges = new JStormWorkerGauges();
     private volatile IContext fallback;
     private volatile TransportSettings settings;
     private long sendWaitNanos;
@@ -124,6 +125,7 @@ public class JetStreamJStormContext implements IContext {
         JetStreamJStormServer server = new JetStreamJStormServer(transport(port), port, deserializedQueues, recvControlQueue,
                 startReceiving, workerTasks, meters, deliverWaitNanos, this);
         connections.add(server);
+        gauges.register();
         return server;
     }
 
@@ -197,6 +199,7 @@ public class JetStreamJStormContext implements IContext {
             }
         }
         connections.clear();
+        gauges.unregister();
         if (t != null) {
             t.close();
         }
