@@ -24,6 +24,7 @@ public final class ConfigOption<T> {
     private final String description;
     private final Function<String, T> parser;
     private final Predicate<T> validator;
+    private final boolean sensitive;
 
     private ConfigOption(
             String key,
@@ -33,6 +34,18 @@ public final class ConfigOption<T> {
             String description,
             Function<String, T> parser,
             Predicate<T> validator) {
+        this(key, typeName, defaultValue, constraint, description, parser, validator, false);
+    }
+
+    private ConfigOption(
+            String key,
+            String typeName,
+            T defaultValue,
+            String constraint,
+            String description,
+            Function<String, T> parser,
+            Predicate<T> validator,
+            boolean sensitive) {
         if (key == null || !key.matches("[a-z0-9]+([.-][a-z0-9]+)*")) {
             throw new IllegalArgumentException(
                     "option keys are lower-case, dot- and dash-separated words: '" + key + "'");
@@ -48,6 +61,7 @@ public final class ConfigOption<T> {
                     "default " + defaultValue + " of '" + key + "' violates " + constraint);
         }
         this.defaultValue = defaultValue;
+        this.sensitive = sensitive;
     }
 
     /** A boolean option; accepts {@code true}/{@code false} in any case. */
@@ -118,6 +132,15 @@ public final class ConfigOption<T> {
     public static ConfigOption<String> optionalStringOption(String key, String description) {
         return new ConfigOption<>(
                 key, "string", "", "any, empty for none", description, String::trim, v -> true);
+    }
+
+    /**
+     * Like {@link #optionalStringOption} for a value that must not be logged (a password): a
+     * configuration's {@code toString} shows it masked.
+     */
+    public static ConfigOption<String> sensitiveStringOption(String key, String description) {
+        return new ConfigOption<>(
+                key, "string", "", "any, empty for none", description, String::trim, v -> true, true);
     }
 
     /**
@@ -214,6 +237,11 @@ public final class ConfigOption<T> {
 
     public String description() {
         return description;
+    }
+
+    /** Whether the value is a secret that logs and messages must not show. */
+    public boolean sensitive() {
+        return sensitive;
     }
 
     @Override

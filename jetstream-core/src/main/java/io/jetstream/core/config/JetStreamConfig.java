@@ -104,7 +104,8 @@ public final class JetStreamConfig {
     @Override
     public String toString() {
         Map<String, Object> byKey = new TreeMap<>();
-        values.forEach((option, value) -> byKey.put(scope.keyOf(option), value));
+        values.forEach((option, value) -> byKey.put(scope.keyOf(option),
+                option.sensitive() && !String.valueOf(value).isEmpty() ? "******" : value));
         return "JetStreamConfig" + byKey;
     }
 }

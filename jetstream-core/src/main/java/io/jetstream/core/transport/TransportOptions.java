@@ -168,14 +168,14 @@ public final class TransportOptions {
             "transport.tls.key-store", "PKCS#12 key store with the receiver's key and certificate; required "
                     + "with TLS for receivers.");
 
-    public static final ConfigOption<String> TLS_KEY_STORE_PASSWORD = ConfigOption.optionalStringOption(
+    public static final ConfigOption<String> TLS_KEY_STORE_PASSWORD = ConfigOption.sensitiveStringOption(
             "transport.tls.key-store-password", "Password of the key store.");
 
     public static final ConfigOption<String> TLS_TRUST_STORE = ConfigOption.optionalStringOption(
             "transport.tls.trust-store", "PKCS#12 trust store senders verify receivers against; required "
                     + "with TLS for senders.");
 
-    public static final ConfigOption<String> TLS_TRUST_STORE_PASSWORD = ConfigOption.optionalStringOption(
+    public static final ConfigOption<String> TLS_TRUST_STORE_PASSWORD = ConfigOption.sensitiveStringOption(
             "transport.tls.trust-store-password", "Password of the trust store.");
 
     public static final OptionGroup GROUP = new OptionGroup(

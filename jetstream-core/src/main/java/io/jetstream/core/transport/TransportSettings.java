@@ -73,6 +73,12 @@ public record TransportSettings(
             throw new InvalidConfigurationException(config.keyOf(TransportOptions.RELIABILITY), "durable",
                     "a durable stream journals every batch: set " + config.keyOf(TransportOptions.JOURNAL_DIR));
         }
+        if (journal.isPresent() && !chronicleQueuePresent()) {
+            throw new InvalidConfigurationException(config.keyOf(TransportOptions.JOURNAL_DIR), journal.get(),
+                    "the journal needs Chronicle Queue on the class path, which the engine jars do not bundle: put "
+                            + "chronicle-queue and its dependencies next to JetStream's jar (Storm/JStorm extlib/, Flink lib/), "
+                            + "or leave the journal off");
+        }
         Optional<byte[]> secret = optionalPath(config.get(TransportOptions.AUTH_SECRET_FILE)).map(p -> {
             try {
                 byte[] s = Files.readAllBytes(p);
@@ -163,5 +169,15 @@ public record TransportSettings(
 
     private static long ms(long millis) {
         return TimeUnit.MILLISECONDS.toNanos(millis);
+    }
+
+    /** Whether Chronicle Queue, which the journal uses, can be loaded (it is optional in the engine jars). */
+    private static boolean chronicleQueuePresent() {
+        try {
+            Class.forName("net.openhft.chronicle.queue.ChronicleQueue", false, TransportSettings.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
     }
 }

@@ -149,4 +149,15 @@ class JetStreamConfigTest {
         assertTrue(md.contains("| `jetstream.demo.routes` | int | `1` | 1 to 16 | Parallel connections. |"), md);
         assertTrue(md.contains("| `jetstream.demo.mode` | enum | `strict` | one of strict, relaxed-order | Ordering. |"), md);
     }
+
+    /** A password given in the configuration never appears in its string form (which adapters log at start-up). */
+    @Test
+    void sensitiveValuesAreMaskedInTheStringForm() {
+        ConfigOption<String> password = ConfigOption.sensitiveStringOption("demo.password", "A password.");
+        OptionGroup group = new OptionGroup("Demo secrets", "demo.", "For tests.", List.of(password));
+        JetStreamConfig config = JetStreamConfig.load(ConfigScope.STORM, Map.of("jetstream.demo.password", "hunter2-secret"), group);
+        assertEquals("hunter2-secret", config.get(password));
+        assertTrue(!config.toString().contains("hunter2-secret") && config.toString().contains("jetstream.demo.password=******"),
+                config.toString());
+    }
 }

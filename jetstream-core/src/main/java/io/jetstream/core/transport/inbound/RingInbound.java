@@ -38,6 +38,9 @@ public final class RingInbound {
     private final StreamRegistry registry;
     private final IntPredicate knownTargets;
     private final ReceiverMetrics metrics;
+    private static final int NO_TARGET = Integer.MIN_VALUE;
+    /** The ring target whose batches were last dropped as unknown; ring thread only. */
+    private int lastDroppedTarget = NO_TARGET;
     private final Thread thread;
     private volatile boolean running = true;
     private volatile boolean failed;
@@ -116,9 +119,16 @@ public final class RingInbound {
     /** One batch record from the ring: validated whole, then delivered in place and acknowledged. */
     private void onRingBatch(int target, long sequence, DirectBuffer buffer, int offset, int length) {
         InboundStream s = registry.byRingTarget(target);
+        if (s != null) {
+            lastDroppedTarget = NO_TARGET;
+        }
         if (s == null) {
             metrics.onProtocolError();
-            LOG.error("Ring {}: batch {} for unknown ring target {} dropped (its stream is gone)", name, sequence, target);
+            if (target != lastDroppedTarget) { // once per run of drops: a sender that outlived its stream writes many
+                lastDroppedTarget = target;
+                LOG.warn("Ring {}: batches for unknown ring target {} dropped from batch {} on (its stream is gone; "
+                        + "counted as protocol errors)", name, target, sequence);
+            }
             return;
         }
         try {
@@ -161,6 +171,15 @@ public final class RingInbound {
             return false;
         }
         return true;
+    }
+
+    /**
+     * Closes the ring to producers and removes its file now, before a shutdown waits for anything
+     * else (an engine may halt the process soon after it asked to stop); the ring thread goes on
+     * delivering what is already in it until {@link #close()}. Any thread; idempotent.
+     */
+    public void closeForProducers() {
+        ring.closeForProducers();
     }
 
     /** Waits up to {@code millis} for the ring thread to end (tests, orderly shutdown). */

@@ -219,13 +219,16 @@ public final class StreamReceiver implements AutoCloseable {
 
     @Override
     public void close() {
+        RingInbound r = ring;
+        if (r != null) {
+            r.closeForProducers(); // first: the ring file goes even if the process is halted during the waits below
+        }
         if (pruning != null) {
             pruning.cancel(false);
         }
         if (server != null) {
             server.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         }
-        RingInbound r = ring;
         boolean ringStopped = r == null || r.close();
         all.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         if (ringStopped) {

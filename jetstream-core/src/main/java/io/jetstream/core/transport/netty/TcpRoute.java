@@ -43,6 +43,15 @@ final class TcpRoute implements Route {
         channel.writeAndFlush(Frames.probe(channel.alloc(), id, bytes, maxFrameBytes), channel.voidPromise());
     }
 
+    /**
+     * What Netty holds for this channel and has not written to the socket: its pending outbound bytes
+     * (writes submitted from other threads count from the moment they are submitted).
+     */
+    @Override
+    public long queuedBytes() {
+        return Math.max(0, channel.config().getWriteBufferHighWaterMark() - channel.bytesBeforeUnwritable());
+    }
+
     int probeBytes() {
         return probeBytes;
     }

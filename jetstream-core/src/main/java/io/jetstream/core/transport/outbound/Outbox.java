@@ -530,6 +530,33 @@ public final class Outbox {
         changed.signalAll();
     }
 
+    /**
+     * Whether a batch sealed now would leave at once: nothing waits in the outbox to be written and
+     * one of the routes in use has nothing queued. Observed, not predicted: a model fitted on a busy
+     * machine can believe the link busy long after it went quiet. {@code false} while another thread
+     * holds the outbox (it is writing: the link is not idle). Any thread.
+     */
+    public boolean writesAtOnce() {
+        if (!lock.tryLock()) {
+            return false;
+        }
+        try {
+            if (closed || !pending.isEmpty()) {
+                return false;
+            }
+            int active = activeRoutes();
+            for (int i = 0; i < active; i++) {
+                Route r = routes[i];
+                if (r != null && r.queuedBytes() == 0) {
+                    return true;
+                }
+            }
+            return false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Ready routes among those the oracle chose. */
     private int routesInUse() {
         int active = activeRoutes();

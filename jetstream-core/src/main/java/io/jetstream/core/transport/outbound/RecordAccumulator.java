@@ -168,10 +168,11 @@ public final class RecordAccumulator implements Outbox.DrainListener {
 
     /**
      * The producer has nothing more for now. In adaptive mode the open batch leaves at once when
-     * the controller finds the link idle ({@link BatchController#linkIdle}): holding it would make
-     * its records wait while the link has nothing to do, which is what a stock transport that
-     * flushes at the end of every send never does. While the link is busy the batch keeps filling.
-     * In fixed mode the size target and the deadline alone decide. Producer thread.
+     * the link is idle: observed ({@link Outbox#writesAtOnce}: nothing waits to be written) or as
+     * the controller's model of the link predicts ({@link BatchController#linkIdle}). Holding it
+     * then would make its records wait while the link has nothing to do, which a stock transport
+     * that flushes at the end of every send never does. While the link is busy the batch keeps
+     * filling. In fixed mode the size target and the deadline alone decide. Producer thread.
      */
     public void endOfSend() {
         if (controller == null || claim(PRODUCER) != OutboundStream.ACCEPTED) {
@@ -179,7 +180,7 @@ public final class RecordAccumulator implements Outbox.DrainListener {
         }
         try {
             long now = nanoClock.getAsLong();
-            if (builder.isOpen() && builder.recordCount() > 0 && controller.linkIdle(now)) {
+            if (builder.isOpen() && builder.recordCount() > 0 && (outbox.writesAtOnce() || controller.linkIdle(now))) {
                 seal(FlushPolicy.Reason.END_OF_SEND, now);
             }
         } catch (RuntimeException e) {

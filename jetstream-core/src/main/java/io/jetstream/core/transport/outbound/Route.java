@@ -27,6 +27,14 @@ public interface Route {
     /** Sends a link probe of {@code bytes} identified by {@code id}, if the route can. */
     void probe(long id, int bytes);
 
+    /**
+     * Bytes handed to this route and not yet on their way (a TCP channel's outbound buffer; a ring
+     * route writes synchronously and has none). Any thread; a snapshot.
+     */
+    default long queuedBytes() {
+        return 0;
+    }
+
     /** What carries the data, for logs and metrics ("tcp", "ring"). */
     String kind();
 }

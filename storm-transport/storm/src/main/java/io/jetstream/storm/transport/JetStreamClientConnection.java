@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.agrona.DirectBuffer;
+import org.apache.storm.Config;
 import org.apache.storm.grouping.Load;
 import org.apache.storm.messaging.ConnectionWithStatus;
 import org.apache.storm.messaging.TaskMessage;
@@ -52,6 +53,8 @@ final class JetStreamClientConnection extends ConnectionWithStatus implements IS
     private final Set<com.codahale.metrics.Metric> gauges = new HashSet<>();
     private final IWaitStrategy waitStrategy;
     private final long sendWaitNanos;
+    /** Storm's default {@code topology.backpressure.wait.strategy} (defaults.yaml of storm-client 2.8). */
+    private static final String DEFAULT_WAIT_STRATEGY = "org.apache.storm.policy.WaitStrategyProgressive";
     private final AtomicBoolean[] remoteBpStatus;
     /** The remote worker's task loads, replaced whole by each LOAD frame. */
     private volatile Map<Integer, Double> serverLoad = Map.of();
@@ -67,7 +70,7 @@ final class JetStreamClientConnection extends ConnectionWithStatus implements IS
         this.registry = registry;
         this.remoteBpStatus = remoteBpStatus;
         this.sendWaitNanos = settings.sendWaitNanos();
-        this.waitStrategy = IWaitStrategy.createBackPressureWaitStrategy(settings.conf());
+        this.waitStrategy = IWaitStrategy.createBackPressureWaitStrategy(withDefaultWaitStrategy(settings.conf()));
         this.stream = transport.openSender(streamId, remote, new Controls());
         if (registry != null) {
             String where = remote.getHostString() + ":" + remote.getPort();
@@ -81,6 +84,19 @@ final class JetStreamClientConnection extends ConnectionWithStatus implements IS
                     gauge("jetstream.send." + name + "-" + where, () -> stream.metrics().snapshot().get(name)));
             stream.controlGauges().gauges().forEach((name, value) -> gauge("jetstream.send." + name + "-" + where, value::getAsDouble));
         }
+    }
+
+    /**
+     * The worker's configuration, naming Storm's default back-pressure wait strategy when it names none
+     * (a worker's configuration always does, from Storm's defaults.yaml; a hand-made one may not).
+     */
+    private static Map<String, Object> withDefaultWaitStrategy(Map<String, Object> conf) {
+        if (conf.get(Config.TOPOLOGY_BACKPRESSURE_WAIT_STRATEGY) != null) {
+            return conf;
+        }
+        Map<String, Object> completed = new HashMap<>(conf);
+        completed.put(Config.TOPOLOGY_BACKPRESSURE_WAIT_STRATEGY, DEFAULT_WAIT_STRATEGY);
+        return completed;
     }
 
     private void gauge(String name, com.codahale.metrics.Gauge<?> gauge) {

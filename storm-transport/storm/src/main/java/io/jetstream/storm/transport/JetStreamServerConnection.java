@@ -146,12 +146,13 @@ final class JetStreamServerConnection extends ConnectionWithStatus implements IS
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
         if (closed) {
             return;
         }
         closed = true;
         receiver.close();
+        meters.onServerClosed(receiver.metrics().ringBatches());
         if (registry != null) {
             registry.deregister(gauges);
         }

@@ -17,6 +17,7 @@ public final class TransportMeters {
 
     final TrafficMeter sent;
     final TrafficMeter received;
+    private final java.util.concurrent.atomic.AtomicLong ringBatchesOfClosedServers = new java.util.concurrent.atomic.AtomicLong();
 
     TransportMeters(String scope) {
         this.sent = new TrafficMeter(scope + ".sent");
@@ -41,6 +42,21 @@ public final class TransportMeters {
     void onReceived(int records, long bytes) {
         received.onBatch(records, bytes);
         PROCESS.received.onBatch(records, bytes);
+    }
+
+    /**
+     * Batches that reached this context's closed servers over the shared-memory ring (the live
+     * server's count is its {@code jetstream.recv.ring-batches} gauge): which path carried the
+     * tuples, once the workers have stopped.
+     */
+    public long ringBatchesOfClosedServers() {
+        return ringBatchesOfClosedServers.get();
+    }
+
+    /** A server closed having received {@code ringBatches} batches over the ring. */
+    void onServerClosed(long ringBatches) {
+        ringBatchesOfClosedServers.addAndGet(ringBatches);
+        PROCESS.ringBatchesOfClosedServers.addAndGet(ringBatches);
     }
 
     void register(StormMetricRegistry registry) {

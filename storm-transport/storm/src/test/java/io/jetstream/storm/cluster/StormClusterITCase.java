@@ -44,18 +44,22 @@ import org.slf4j.LoggerFactory;
  *       the message timeout) and every spout acks 1,000 more;
  *   <li>closing the cluster leaves no process, no directory and no JVM performance-data file.
  * </ol>
- * Parameterised by the context class: Storm's Netty context now; JetStream's goes here once its own
- * data path is in.
+ * Parameterised by the context class: Storm's Netty context, and JetStream's on its own data path, for
+ * which also: every worker received tuples over the shared-memory ring (all workers are on this
+ * host; its log names the ring each sender attached to), and once the cluster is closed its ring
+ * directory is empty (the killed worker's ring was reclaimed by its successor, the others removed at
+ * {@code term()}).
  */
 class StormClusterITCase {
     private static final Logger LOG = LoggerFactory.getLogger(StormClusterITCase.class);
     private static final String STOCK = "org.apache.storm.messaging.netty.Context";
+    private static final String JETSTREAM = "io.jetstream.storm.transport.JetStreamContext";
     private static final String TOPOLOGY = "cross-worker";
     private static final int WORKERS = 4;
     private static final int RATE_PER_SPOUT = 500;
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {STOCK})
+    @ValueSource(strings = {STOCK, JETSTREAM})
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void everyTupleCrossesWorkersIsAckedAndSurvivesAKilledWorker(String contextClass) throws Exception {
         String jvmFlags = requiredProperty("jetstream.jvm.flags");
@@ -67,6 +71,8 @@ class StormClusterITCase {
                 .supervisor("127.0.0.11", 2)
                 .supervisor("127.0.0.12", 2)
                 .start();
+        boolean jetstream = contextClass.equals(JETSTREAM);
+        Path ringDirectory = Path.of("/dev/shm", "jetstream-cluster-test-" + ProcessHandle.current().pid());
         try (cluster) {
             Path results = Files.createDirectories(cluster.home().root().resolve("results"));
             TopologyResults reports = new TopologyResults(results);
@@ -79,6 +85,9 @@ class StormClusterITCase {
             conf.put(CrossWorkerTopology.RESULTS_DIR, results.toString());
             conf.put(CrossWorkerTopology.RATE_PER_SPOUT, RATE_PER_SPOUT);
             conf.put(CrossWorkerTopology.PAYLOAD_BYTES, 64);
+            if (jetstream) {
+                conf.put("jetstream.ring.directory", ringDirectory.toString());
+            }
             cluster.submit(TOPOLOGY, conf, CrossWorkerTopology.build(WORKERS),
                     TopologyJar.ofPackages(cluster.home().root().resolve("topology.jar"), CrossWorkerTopology.PACKAGES));
             String topologyId = cluster.topologyId(TOPOLOGY).orElseThrow();
@@ -102,6 +111,10 @@ class StormClusterITCase {
                             "worker on port " + worker.port() + " built " + contextClass);
                     List<String> arguments = worker.handle().info().arguments().map(List::of).orElse(List.of());
                     assertTrue(arguments.containsAll(flags), "worker on port " + worker.port() + " runs with jetstream.jvm.flags: " + arguments);
+                    if (jetstream) {
+                        assertTrue(log.contains("Same-host senders write to ring " + ringDirectory) && log.contains(", data over ring "),
+                                "worker on port " + worker.port() + " received over its shared-memory ring in " + ringDirectory);
+                    }
                 }
 
                 // Kill -9 the first worker of the second supervisor; the supervisor must start it again.
@@ -131,6 +144,17 @@ class StormClusterITCase {
             }
         }
         assertEquals(List.of(), cluster.leftovers(), "nothing left after close");
+        if (jetstream) {
+            List<Path> left;
+            try (var files = Files.list(ringDirectory)) {
+                left = files.toList();
+            }
+            for (Path file : left) {
+                Files.deleteIfExists(file);
+            }
+            Files.deleteIfExists(ringDirectory);
+            assertEquals(List.of(), left, "ring files left after the cluster closed");
+        }
     }
 
     /** Whether every spout recovered: one that survived acked every tuple it had issued before the kill and 1,000 more; a restarted one 1,000. */

@@ -9,22 +9,27 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.storm.Config;
 import org.apache.storm.LocalCluster;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 
 /**
  * A topology on a LocalCluster with the distributed transport ({@code storm.local.mode.zmq=true}):
  * two supervisors, two workers, every worker's messaging context built from
  * {@code storm.messaging.transport} = {@link JetStreamContext}. Every tuple must arrive, and the
- * tuples processed in the worker without the spout must have come through JetStream's connections.
+ * tuples processed in the worker without the spout must have come through JetStream's connections:
+ * over the shared-memory ring by default (both workers are on this host), over TCP when the ring is
+ * switched off ({@code jetstream.transport.ring.enabled: false}), as the servers' ring counters show.
  */
 class JetStreamTransportITCase {
     private static final long TUPLES = 20_000;
 
-    @Test
+    @ParameterizedTest(name = "ring {0}")
+    @ValueSource(booleans = {true, false})
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
-    void everyTupleArrivesThroughJetStreamBetweenTwoWorkers() throws Exception {
+    void everyTupleArrivesThroughJetStreamBetweenTwoWorkers(boolean ring) throws Exception {
         Config daemon = new Config();
+        daemon.put("jetstream.transport.ring.enabled", ring);
         daemon.put(Config.STORM_LOCAL_MODE_ZMQ, true);
         daemon.put(Config.STORM_MESSAGING_TRANSPORT, JetStreamContext.class.getName());
         daemon.put(Config.STORM_MESSAGING_NETTY_FLUSH_TIMEOUT_MS, 2_000);
@@ -37,6 +42,7 @@ class JetStreamTransportITCase {
         topology.setMessageTimeoutSecs(30);
 
         long receivedBefore = TransportMeters.PROCESS.received().records();
+        long ringBatchesBefore = TransportMeters.PROCESS.ringBatchesOfClosedServers();
         try (LocalCluster cluster = new LocalCluster.Builder()
                 .withSupervisors(2)
                 .withPortsPerSupervisor(1)
@@ -58,6 +64,12 @@ class JetStreamTransportITCase {
         assertTrue(crossWorker > 0, "some tuples must cross workers: " + workerCounts());
         assertTrue(received >= crossWorker,
                 "JetStream's servers received " + received + " messages for " + crossWorker + " cross-worker tuples");
+        long ringBatches = TransportMeters.PROCESS.ringBatchesOfClosedServers() - ringBatchesBefore;
+        if (ring) {
+            assertTrue(ringBatches > 0, "the workers' tuples crossed over the shared-memory ring");
+        } else {
+            assertEquals(0, ringBatches, "with the ring off every batch crossed over TCP");
+        }
     }
 
     private static Map<Integer, Long> workerCounts() {

@@ -1,0 +1,148 @@
+package io.jetstream.core.transport.outbound;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jetstream.core.batch.BatchController;
+import io.jetstream.core.batch.BatchListener;
+import io.jetstream.core.batch.FlushPolicy;
+import io.jetstream.core.batch.ThroughputCurve;
+import io.jetstream.core.config.ConfigScope;
+import io.jetstream.core.config.JetStreamConfig;
+import io.jetstream.core.transport.OutboundStream;
+import io.jetstream.core.transport.TransportOptions.Reliability;
+import io.jetstream.core.transport.SenderMetrics;
+import io.jetstream.core.transport.TransportSettings;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The end-of-send hint in adaptive mode, in virtual time: the open batch leaves at once when the
+ * link is observed idle (nothing waiting in the outbox, a route with nothing queued), even when the
+ * controller's model, fitted on a slow or busy link, predicts the link still busy; it keeps filling
+ * while a route really has bytes queued. A stock transport flushes at the end of every send: a
+ * sender that holds a batch while its link is idle only adds delay.
+ */
+class EndOfSendTest {
+    private static final byte[] RECORD = new byte[64];
+    private final AtomicLong clock = new AtomicLong(1_000_000_000L);
+    private final List<OutboundBatch> written = new ArrayList<>();
+    private final FakeRoute route = new FakeRoute();
+    private Outbox outbox;
+
+    /** A TCP-like route: takes every batch; reports what the test says is queued in front of the socket. */
+    private final class FakeRoute implements Route {
+        volatile long queued;
+
+        @Override
+        public int index() {
+            return 0;
+        }
+
+        @Override
+        public int write(OutboundBatch batch) {
+            written.add(batch);
+            return WRITTEN;
+        }
+
+        @Override
+        public void probe(long id, int bytes) {}
+
+        @Override
+        public long queuedBytes() {
+            return queued;
+        }
+
+        @Override
+        public String kind() {
+            return "test";
+        }
+    }
+
+    @AfterEach
+    void close() {
+        if (outbox != null) {
+            outbox.close("test over");
+        }
+    }
+
+    private RecordAccumulator accumulator(FlushPolicy policy, BatchController controller) {
+        TransportSettings settings = TransportSettings.from(JetStreamConfig.load(ConfigScope.STORM,
+                Map.of("jetstream.transport.reliability", "best-effort"), TransportSettings.GROUPS));
+        SenderMetrics metrics = new SenderMetrics();
+        outbox = new Outbox("test", 1, Reliability.BEST_EFFORT, settings.windowBytes(), settings.memoryBytes(), settings.maxFrameBytes(),
+                settings.batch().maxEventDelayNanos(), clock::get, UnpooledByteBufAllocator.DEFAULT, metrics, policy, controller, null, 0, 0);
+        RecordAccumulator accumulator = new RecordAccumulator(settings.maxFrameBytes(), true, UnpooledByteBufAllocator.DEFAULT,
+                clock::get, System::currentTimeMillis, policy, controller, null, metrics, outbox, at -> {});
+        outbox.setDrainListener(accumulator);
+        outbox.onRouteReady(route, 0);
+        return accumulator;
+    }
+
+    /** A controller whose fitted link takes 20 ms per send, just told that a batch went out: busy for 20 ms by its model. */
+    private static BatchController slowLinkJustUsed(FlushPolicy policy, long now) {
+        TransportSettings settings = TransportSettings.from(JetStreamConfig.load(ConfigScope.STORM, Map.of(), TransportSettings.GROUPS));
+        BatchController controller = settings.batch().newController(policy, 2, BatchListener.NONE);
+        for (int i = 0; i < 16; i++) {
+            controller.onTransfer(100, 0.020);
+            controller.onTransfer(10_000, 0.021);
+        }
+        ThroughputCurve link = controller.monitor().link(null);
+        assertTrue(link != null && link.transferSeconds(100) > 0.01, "a slow link fitted: " + link);
+        controller.onSent(controller.wireBytes(100), now);
+        assertTrue(!controller.linkIdle(now + 1_000_000), "the model believes the link busy");
+        return controller;
+    }
+
+    private static FlushPolicy policy() {
+        return TransportSettings.from(JetStreamConfig.load(ConfigScope.STORM, Map.of(), TransportSettings.GROUPS)).batch().newFlushPolicy();
+    }
+
+    /** The flush policy as a decision for heavy traffic leaves it: batches of 32 KiB, at most 100 ms old. */
+    private static void heavyTrafficTargets(FlushPolicy policy) {
+        policy.setTargets(32 << 10, 100_000_000L);
+    }
+
+    private static String reasons(FlushPolicy policy) {
+        StringBuilder b = new StringBuilder();
+        for (FlushPolicy.Reason r : FlushPolicy.Reason.values()) {
+            b.append(r).append('=').append(policy.flushes(r)).append(' ');
+        }
+        return b + "target " + policy.targetBytes();
+    }
+
+    @Test
+    void anIdleLinkTakesTheBatchAtTheEndOfASendWhateverTheModelPredicts() {
+        FlushPolicy policy = policy();
+        RecordAccumulator accumulator = accumulator(policy, slowLinkJustUsed(policy, clock.get()));
+        heavyTrafficTargets(policy);
+        clock.addAndGet(1_000_000); // 1 ms later: the model says busy for 19 ms more
+
+        assertEquals(OutboundStream.ACCEPTED, accumulator.offer(0, RECORD, 0, RECORD.length));
+        accumulator.endOfSend();
+
+        assertEquals(1, policy.flushes(FlushPolicy.Reason.END_OF_SEND), () -> "sealed at the end of the send: " + reasons(policy));
+        assertEquals(1, written.size(), "and written to the idle route at once");
+    }
+
+    @Test
+    void aRouteWithBytesQueuedLetsTheBatchFill() {
+        FlushPolicy policy = policy();
+        RecordAccumulator accumulator = accumulator(policy, slowLinkJustUsed(policy, clock.get()));
+        heavyTrafficTargets(policy);
+        clock.addAndGet(1_000_000);
+        route.queued = 64 << 10; // the socket is not keeping up
+
+        assertEquals(OutboundStream.ACCEPTED, accumulator.offer(0, RECORD, 0, RECORD.length));
+        accumulator.endOfSend();
+
+        assertEquals(0, policy.flushes(FlushPolicy.Reason.END_OF_SEND), "the batch keeps filling while the link is busy");
+        assertEquals(0, written.size(), () -> reasons(policy));
+        assertEquals(1, policy.pendingRecords());
+    }
+}
