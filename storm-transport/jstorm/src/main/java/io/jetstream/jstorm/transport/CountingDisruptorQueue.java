@@ -2,7 +2,6 @@ package io.jetstream.jstorm.transport;
 
 import backtype.storm.utils.DisruptorQueue;
 import com.alibaba.jstorm.callback.Callback;
-import io.jetstream.core.metrics.TrafficMeter;
 import java.util.List;
 import shade.storm.com.lmax.disruptor.AlertException;
 import shade.storm.com.lmax.disruptor.EventHandler;
@@ -10,7 +9,7 @@ import shade.storm.com.lmax.disruptor.InsufficientCapacityException;
 import shade.storm.com.lmax.disruptor.TimeoutException;
 
 /**
- * A worker receive queue that counts what a JStorm server publishes into it, then forwards
+ * The {@code jstorm-netty} data path: a worker receive queue that counts what a JStorm server publishes into it, then forwards
  * everything to the worker's queue. Only the publishing side is counted: that is the transport's
  * delivery; the consuming side is the worker's and is forwarded untouched.
  *
@@ -18,11 +17,11 @@ import shade.storm.com.lmax.disruptor.TimeoutException;
  */
 final class CountingDisruptorQueue extends DisruptorQueue {
     private final DisruptorQueue delegate;
-    private final TrafficMeter received;
+    private final JStormTransportMeters meters;
 
-    CountingDisruptorQueue(DisruptorQueue delegate, TrafficMeter received) {
+    CountingDisruptorQueue(DisruptorQueue delegate, JStormTransportMeters meters) {
         this.delegate = delegate;
-        this.received = received;
+        this.meters = meters;
     }
 
     /** The worker's queue this one forwards to. */
@@ -31,7 +30,7 @@ final class CountingDisruptorQueue extends DisruptorQueue {
     }
 
     private void count(Object item) {
-        received.onRecord(item instanceof byte[] bytes ? bytes.length : 0);
+        meters.onReceived(1, item instanceof byte[] bytes ? bytes.length : 0);
     }
 
     @Override

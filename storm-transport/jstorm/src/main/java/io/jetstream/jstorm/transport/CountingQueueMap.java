@@ -1,12 +1,11 @@
 package io.jetstream.jstorm.transport;
 
 import backtype.storm.utils.DisruptorQueue;
-import io.jetstream.core.metrics.TrafficMeter;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The worker's per-task receive queues as a JStorm server sees them through JetStream: a live view
+ * The {@code jstorm-netty} data path: the worker's per-task receive queues as JStorm's own server sees them: a live view
  * of the worker's map whose queues count what the server publishes.
  *
  * <p>A JStorm 2.2.1 worker binds its server with an empty map and each task puts its queue into
@@ -27,9 +26,9 @@ final class CountingQueueMap extends ConcurrentHashMap<Integer, DisruptorQueue> 
     private static final long serialVersionUID = 1L;
 
     private final transient ConcurrentHashMap<Integer, DisruptorQueue> worker;
-    private final transient TrafficMeter received;
+    private final transient JStormTransportMeters received;
 
-    CountingQueueMap(ConcurrentHashMap<Integer, DisruptorQueue> worker, TrafficMeter received) {
+    CountingQueueMap(ConcurrentHashMap<Integer, DisruptorQueue> worker, JStormTransportMeters received) {
         this.worker = Objects.requireNonNull(worker, "worker");
         this.received = Objects.requireNonNull(received, "received");
     }

@@ -3,25 +3,22 @@ package io.jetstream.jstorm.transport;
 import backtype.storm.messaging.IConnection;
 import backtype.storm.messaging.TaskMessage;
 import backtype.storm.utils.DisruptorQueue;
-import io.jetstream.core.metrics.TrafficMeter;
 import java.util.List;
 import org.jboss.netty.channel.Channel;
 
 /**
- * A JStorm connection (client or server) that counts what the worker sends through it; queues
+ * The {@code jstorm-netty} data path: a JStorm Netty connection (client or server) that counts what the worker sends through it; queues
  * registered later on a server are wrapped to count what it receives.
  *
- * <p>Thread-safety: as the delegate; {@link TrafficMeter} is thread-safe.
+ * <p>Thread-safety: as the delegate; {@link JStormTransportMeters} is thread-safe.
  */
 final class JetStreamJStormConnection implements IConnection {
     private final IConnection delegate;
-    private final TrafficMeter sent;
-    private final TrafficMeter received;
+    private final JStormTransportMeters meters;
 
-    JetStreamJStormConnection(IConnection delegate, TrafficMeter sent, TrafficMeter received) {
+    JetStreamJStormConnection(IConnection delegate, JStormTransportMeters meters) {
         this.delegate = delegate;
-        this.sent = sent;
-        this.received = received;
+        this.meters = meters;
     }
 
     @Override
@@ -31,7 +28,7 @@ final class JetStreamJStormConnection implements IConnection {
 
     @Override
     public void registerQueue(Integer taskId, DisruptorQueue recvQueue) {
-        delegate.registerQueue(taskId, new CountingDisruptorQueue(recvQueue, received));
+        delegate.registerQueue(taskId, new CountingDisruptorQueue(recvQueue, meters));
     }
 
     @Override
@@ -46,13 +43,13 @@ final class JetStreamJStormConnection implements IConnection {
             bytes += payloadBytes(messages.get(i));
         }
         delegate.send(messages);
-        sent.onBatch(messages.size(), bytes);
+        meters.onSent(messages.size(), bytes);
     }
 
     @Override
     public void send(TaskMessage message) {
         delegate.send(message);
-        sent.onRecord(payloadBytes(message));
+        meters.onSent(1, payloadBytes(message));
     }
 
     private static long payloadBytes(TaskMessage message) {

@@ -57,7 +57,7 @@ public final class CountingTopology {
             this.file = Path.of((String) conf.get(RESULTS_DIR)).resolve(name);
         }
 
-        void maybeWrite(boolean force, Supplier<String> line) {
+        synchronized void maybeWrite(boolean force, Supplier<String> line) {
             long now = System.currentTimeMillis();
             if (!force && now - last < REPORT_EVERY_MS) {
                 return;
@@ -72,7 +72,11 @@ public final class CountingTopology {
         }
     }
 
-    /** Emits its numbers once each, replays the failed ones, and reports acked and failed counts. */
+    /**
+     * Emits its numbers once each, replays the failed ones, and reports acked and failed counts.
+     * JStorm calls {@code nextTuple} and {@code ack}/{@code fail} from different threads
+     * ({@code MultipleThreadSpoutExecutors}): they synchronize.
+     */
     public static final class NumberSpout extends BaseRichSpout {
         private static final long serialVersionUID = 1L;
         private transient SpoutOutputCollector collector;
@@ -95,7 +99,7 @@ public final class CountingTopology {
         }
 
         @Override
-        public void nextTuple() {
+        public synchronized void nextTuple() {
             Long id = replay.poll();
             if (id == null && next < total) {
                 id = next++;
@@ -107,7 +111,7 @@ public final class CountingTopology {
         }
 
         @Override
-        public void ack(Object id) {
+        public synchronized void ack(Object id) {
             int n = (int) (long) (Long) id;
             if (!acked.get(n)) {
                 acked.set(n);
@@ -117,7 +121,7 @@ public final class CountingTopology {
         }
 
         @Override
-        public void fail(Object id) {
+        public synchronized void fail(Object id) {
             failed++;
             replay.add((Long) id);
         }
@@ -155,7 +159,20 @@ public final class CountingTopology {
         }
     }
 
-    /** Counts what it receives, and what of it came from tasks in other workers. */
+    /**
+     * What JetStream carried in this worker process so far: records sent, records received, ring
+     * batches, TCP batches, dropped (zeros when the worker's context is not JetStream's).
+     */
+    static String jetstreamTotals() {
+        io.jetstream.jstorm.transport.JetStreamJStormContext.ProcessTotals t =
+                io.jetstream.jstorm.transport.JetStreamJStormContext.processTotals();
+        return t.sentRecords() + " " + t.receivedRecords() + " " + t.ringBatches() + " " + t.tcpBatches() + " " + t.dropped();
+    }
+
+    /**
+     * Counts what it receives, and what of it came from tasks in other workers; its report line is
+     * {@code received fromOtherWorkers port} and then this worker's {@link #jetstreamTotals()}.
+     */
     public static final class CountBolt extends BaseRichBolt {
         private static final long serialVersionUID = 1L;
         private transient OutputCollector collector;
@@ -181,7 +198,7 @@ public final class CountingTopology {
                 fromOtherWorkers++;
             }
             collector.ack(input);
-            report.maybeWrite(false, () -> received + " " + fromOtherWorkers + " " + port);
+            report.maybeWrite(false, () -> received + " " + fromOtherWorkers + " " + port + " " + jetstreamTotals());
         }
 
         @Override

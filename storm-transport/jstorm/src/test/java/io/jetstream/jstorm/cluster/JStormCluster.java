@@ -3,11 +3,11 @@ package io.jetstream.jstorm.cluster;
 import backtype.storm.generated.ClusterSummary;
 import backtype.storm.utils.NimbusClient;
 import backtype.storm.utils.Utils;
+import io.jetstream.harness.FreePorts;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -328,9 +328,16 @@ public final class JStormCluster implements AutoCloseable {
         LOG.info("JStorm cluster stopped: {} daemons, {} other processes", daemons.size(), stopped);
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
+    /** Ports handed out by this JVM's clusters, so that one cluster never gets the same port twice. */
+    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** A port found free at run time ({@link FreePorts}, below the ephemeral range), never one handed out before. */
+    private static int freePort() {
+        while (true) {
+            int port = FreePorts.unused();
+            if (HANDED_OUT.add(port)) {
+                return port;
+            }
         }
     }
 }

@@ -36,15 +36,18 @@ import org.junit.jupiter.api.Timeout;
  * JetStream in a real, distributed JStorm 2.2.1 cluster ({@link JStormCluster}: Nimbus, two
  * supervisors as two hosts with three worker slots each, worker JVMs launched by the supervisors):
  * the topology is placed by {@link JStormAssignmentPlanner} as JStorm's user-defined assignment, and
- * its workers talk through {@link JetStreamJStormContext} ({@code storm.messaging.transport}).
+ * its workers talk through {@link JetStreamJStormContext} ({@code storm.messaging.transport}) on
+ * JetStream's own data path ({@code jetstream.jstorm.data-path: jetstream}, the default).
  *
  * <p>Checks that the planner reads the cluster's free slots from Nimbus and refuses a topology that
  * would take all of them (which JStorm 2.2.1 fails with "/ by zero"); that JStorm's Nimbus put
  * exactly the planned tasks on each planned host and port; that
  * every tuple of every spout was acked through the three stages, which cross workers and hosts;
- * that the count tasks received tuples from other workers; and that each worker built its messaging
- * context from JetStream's. Before this test, a worker's server behind JetStream's context never
- * delivered a message (the queue map was copied at bind, before the tasks fill it).
+ * that the count tasks received tuples from other workers, and that JetStream's server in each of
+ * their workers delivered them, in ring or TCP batches (the workers' process
+ * counters, {@code JetStreamJStormContext.processTotals()}, reported by the count tasks), the
+ * same-host workers over the shared-memory ring; and that
+ * each worker built JetStream's messaging context and bound JetStream's server.
  */
 class JStormClusterITCase {
     private static final String TOPOLOGY = "jetstream-counting";
@@ -61,7 +64,7 @@ class JStormClusterITCase {
         Map<String, Integer> slots = new TreeMap<>(Map.of("host-a", 3, "host-b", 3));
         try (JStormCluster cluster = JStormCluster.start(home, slots,
                 Path.of(System.getProperty("jstorm.it.extlib", "missing")),
-                Path.of(System.getProperty("jstorm.it.slf4j", "missing")))) {
+                Path.of(System.getProperty("jstorm.it.slf4j", "missing")), System.getProperty("jstorm.it.jvm-flags", ""))) {
             StormTopology topology = CountingTopology.build(SOURCES, 4, 4);
             Map conf = new HashMap();
             conf.put(Config.TOPOLOGY_WORKERS, 4);
@@ -102,22 +105,52 @@ class JStormClusterITCase {
             Map<String, Map<String, Integer>> placed = placement(cluster);
             assertEquals(planned, placed, "JStorm's placement (host:port → tasks per component) is the plan");
 
-            awaitEveryTupleAcked(cluster, results);
+            awaitEveryTupleAcked(cluster, results, home.resolve("logs"));
 
             long fromOtherWorkers = 0;
             List<String> countPorts = new ArrayList<>();
-            for (String line : reports(results, "count-")) {
+            // Per worker port: tuples its count tasks got from other workers, and the largest of the
+            // JetStream totals its count tasks reported (the worker's process counters).
+            Map<String, Long> crossingByPort = new TreeMap<>();
+            Map<String, long[]> jetstreamByPort = new TreeMap<>();
+            List<String> lines = reports(results, "count-");
+            for (String line : lines) {
                 String[] f = line.split(" ");
                 fromOtherWorkers += Long.parseLong(f[1]);
                 countPorts.add(f[2]);
+                crossingByPort.merge(f[2], Long.parseLong(f[1]), Long::sum);
+                long[] totals = {Long.parseLong(f[3]), Long.parseLong(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6]),
+                        Long.parseLong(f[7])};
+                jetstreamByPort.merge(f[2], totals, (a, b) -> a[1] >= b[1] ? a : b);
             }
             assertEquals(4, countPorts.size(), "every count task received tuples: " + countPorts);
             assertTrue(fromOtherWorkers > 0, "tuples crossed workers");
+            // JetStream's own data path carried them: in every worker with a count task, JetStream's
+            // server delivered messages, in ring or TCP batches. (JStorm batches tuples into one
+            // message per target task, task.batch.tuple, so messages are fewer than tuples.)
+            long ringBatches = 0;
+            long tcpBatches = 0;
+            for (Map.Entry<String, Long> crossing : crossingByPort.entrySet()) {
+                long[] t = jetstreamByPort.get(crossing.getKey());
+                String where = "worker port " + crossing.getKey() + " (JetStream sent, received, ring batches, TCP batches, "
+                        + "dropped: " + java.util.Arrays.toString(t) + "; count reports " + lines + ")";
+                assertTrue(t[1] > 0 || crossing.getValue() == 0, "JetStream delivered the crossing tuples in " + where);
+                assertTrue(t[2] + t[3] > 0, "JetStream batches (ring or TCP) reached " + where);
+                ringBatches += t[2];
+                tcpBatches += t[3];
+            }
+            // All workers run on this machine (two supervisors as two "hosts" on loopback addresses):
+            // JetStream recognises the same host and moves the batches through the shared-memory ring.
+            assertTrue(ringBatches > 0, "same-host workers exchanged batches over the ring (ring " + ringBatches + ", TCP "
+                    + tcpBatches + ")");
             for (String worker : planned.keySet()) {
                 String port = worker.substring(worker.indexOf(':') + 1);
                 Path log = home.resolve("logs/" + TOPOLOGY + "-worker-" + port + ".log");
-                assertTrue(Files.readString(log).contains("JetStream JStorm transport prepared"),
-                        "worker " + worker + " built JetStream's messaging context (" + log + ")");
+                String text = Files.readString(log);
+                assertTrue(text.contains("JetStream JStorm transport prepared: jetstream data path"),
+                        "worker " + worker + " built JetStream's messaging context on JetStream's data path (" + log + ")");
+                assertTrue(text.contains("JetStream server of this JStorm worker bound to port " + port),
+                        "worker " + worker + " bound JetStream's server (" + log + ")");
             }
             killTopology(cluster);
         }
@@ -156,10 +189,23 @@ class JStormClusterITCase {
         }
     }
 
-    private static void awaitEveryTupleAcked(JStormCluster cluster, Path results) throws IOException {
+    private static void awaitEveryTupleAcked(JStormCluster cluster, Path results, Path logs) throws IOException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(COMPLETION_SECONDS);
         List<String> spouts = List.of();
+        long nextLogCheck = 0;
         while (System.nanoTime() < deadline) {
+            if (System.nanoTime() - nextLogCheck > 0) { // a worker that cannot start fails the test at once, with why
+                nextLogCheck = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                try (Stream<Path> files = Files.list(logs)) {
+                    for (Path log : files.filter(f -> f.getFileName().toString().startsWith(TOPOLOGY + "-worker-")).toList()) {
+                        String text = Files.readString(log);
+                        int failed = text.indexOf("Failed to create worker");
+                        if (failed >= 0) {
+                            fail("a worker failed to start (" + log + "):\n" + text.substring(failed, Math.min(text.length(), failed + 3_000)));
+                        }
+                    }
+                }
+            }
             spouts = reports(results, "source-");
             long acked = spouts.stream().mapToLong(l -> Long.parseLong(l.split(" ")[0])).sum();
             if (spouts.size() == SOURCES && acked == (long) SOURCES * TUPLES_PER_SPOUT) {

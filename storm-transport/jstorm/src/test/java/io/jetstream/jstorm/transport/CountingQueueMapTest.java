@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import backtype.storm.utils.DisruptorQueue;
-import io.jetstream.core.metrics.TrafficMeter;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
 import shade.storm.com.lmax.disruptor.BlockingWaitStrategy;
@@ -21,7 +20,7 @@ class CountingQueueMapTest {
     @Test
     void followsTheWorkersMapAndCountsWhatIsPublished() {
         ConcurrentHashMap<Integer, DisruptorQueue> worker = new ConcurrentHashMap<>();
-        TrafficMeter received = new TrafficMeter("test.received");
+        JStormTransportMeters received = new JStormTransportMeters("test");
         CountingQueueMap view = new CountingQueueMap(worker, received);
         assertNull(view.get(7), "no queue before the task starts");
         assertTrue(view.isEmpty());
@@ -32,8 +31,8 @@ class CountingQueueMapTest {
         assertSame(seen, view.get(7), "wrapped once");
         seen.publish(new byte[] {1, 2, 3});
         assertEquals(1, first.population());
-        assertEquals(1, received.records());
-        assertEquals(3, received.bytes());
+        assertEquals(1, received.received().records());
+        assertEquals(3, received.received().bytes());
 
         DisruptorQueue second = queue("task-7-restarted");
         worker.put(7, second);
@@ -41,7 +40,7 @@ class CountingQueueMapTest {
         assertNotSame(seen, reseen, "a replaced queue is wrapped anew");
         reseen.publish(new byte[] {4});
         assertEquals(1, second.population());
-        assertEquals(2, received.records());
+        assertEquals(2, received.received().records());
 
         DisruptorQueue registered = queue("task-8");
         view.put(8, registered); // NettyServer.registerQueue writes through to the worker's map
