@@ -62,6 +62,8 @@ class JStormClusterITCase {
         Path home = Path.of("target", "jstorm-cluster-" + System.currentTimeMillis()).toAbsolutePath();
         Path results = Files.createDirectories(home.resolve("results"));
         Map<String, Integer> slots = new TreeMap<>(Map.of("host-a", 3, "host-b", 3));
+        Path rings = Path.of(Files.isDirectory(Path.of("/dev/shm")) ? "/dev/shm" : System.getProperty("java.io.tmpdir"),
+                "jetstream-jstorm-it-" + ProcessHandle.current().pid());
         try (JStormCluster cluster = JStormCluster.start(home, slots,
                 Path.of(System.getProperty("jstorm.it.extlib", "missing")),
                 Path.of(System.getProperty("jstorm.it.slf4j", "missing")), System.getProperty("jstorm.it.jvm-flags", ""))) {
@@ -72,6 +74,7 @@ class JStormClusterITCase {
             conf.put(Config.TOPOLOGY_MAX_SPOUT_PENDING, 500);
             conf.put(Config.TOPOLOGY_MESSAGE_TIMEOUT_SECS, 60);
             conf.put(Config.STORM_MESSAGING_TRANSPORT, JetStreamJStormContext.class.getName());
+            conf.put("jetstream.ring.directory", rings.toString());
             conf.put(CountingTopology.RESULTS_DIR, results.toString());
             conf.put(CountingTopology.TUPLES_PER_SPOUT, TUPLES_PER_SPOUT);
 
@@ -153,6 +156,20 @@ class JStormClusterITCase {
                         "worker " + worker + " bound JetStream's server (" + log + ")");
             }
             killTopology(cluster);
+        }
+        // JStorm's supervisor stops workers with SIGKILL, so their rings outlive them; the next worker to
+        // bind in the directory reclaims them. Do that now: every ring left must be a dead worker's.
+        if (Files.isDirectory(rings)) {
+            int reclaimed = io.jetstream.core.ring.RingDirectory.reclaimStale(rings);
+            List<Path> left;
+            try (var files = Files.list(rings)) {
+                left = files.toList();
+            }
+            for (Path file : left) {
+                Files.deleteIfExists(file);
+            }
+            Files.deleteIfExists(rings);
+            assertEquals(List.of(), left, "ring files the reclaim at bind would not remove (" + reclaimed + " reclaimed)");
         }
     }
 
