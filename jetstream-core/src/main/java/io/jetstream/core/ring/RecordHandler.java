@@ -34,4 +34,11 @@ public interface RecordHandler {
             cursor += BATCH_TUPLE_HEADER_LENGTH + tupleLength;
         }
     }
+
+    /**
+     * The consumer's poll that delivered records ended (before it looks for more): a handler that
+     * defers work per batch — a transport acknowledging once per poll instead of once per batch —
+     * does it here. Consumer thread; not called after a poll that delivered nothing.
+     */
+    default void afterPoll() {}
 }

@@ -45,6 +45,8 @@ import org.slf4j.LoggerFactory;
  * thread. {@code poll} allocates nothing.
  */
 public final class RingConsumer implements AutoCloseable {
+    /** Tuples one poll of {@link #run} delivers at most before {@link RecordHandler#afterPoll}. */
+    private static final int POLL_LIMIT = 256;
     private static final Logger LOG = LoggerFactory.getLogger(RingConsumer.class);
 
     private final MappedRing ring;
@@ -288,14 +290,14 @@ public final class RingConsumer implements AutoCloseable {
         int idleRounds = 0;
         int blockAfter = settings.idleSpins() + settings.idleYields();
         while (running.getAsBoolean()) {
-            int work = poll(handler, 256);
+            int work = pollAndSettle(handler);
             if (work > 0) {
                 idleRounds = 0;
                 idle.reset();
             } else if (wakeup != null && ++idleRounds > blockAfter) {
                 // Announce the park, look once more (a commit may have missed the flag), then block.
                 buffer.putIntVolatile(RingDescriptor.CONSUMER_PARKED_OFFSET, 1);
-                if (poll(handler, 256) == 0 && running.getAsBoolean()) {
+                if (pollAndSettle(handler) == 0 && running.getAsBoolean()) {
                     wakeup.await(buffer, settings.maxBlockMillis());
                 } else {
                     buffer.putIntOrdered(RingDescriptor.CONSUMER_PARKED_OFFSET, 0);
@@ -305,6 +307,14 @@ public final class RingConsumer implements AutoCloseable {
                 idle.idle(0);
             }
         }
+    }
+
+    private int pollAndSettle(RecordHandler handler) {
+        int delivered = poll(handler, POLL_LIMIT);
+        if (delivered > 0) {
+            handler.afterPoll();
+        }
+        return delivered;
     }
 
     /**

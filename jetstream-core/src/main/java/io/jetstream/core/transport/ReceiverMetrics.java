@@ -19,6 +19,7 @@ public final class ReceiverMetrics {
     private final AtomicLong connectionsRefused = new AtomicLong();
     private final AtomicLong ringBatches = new AtomicLong();
     private final AtomicLong ringFailures = new AtomicLong();
+    private final AtomicLong acknowledgementsSent = new AtomicLong();
 
     public void onConnection() {
         connectionsAccepted.incrementAndGet();
@@ -63,6 +64,15 @@ public final class ReceiverMetrics {
     /** A batch arrived through the shared-memory ring (also counted in {@link #batchesReceived()}). */
     public void onRingBatch() {
         ringBatches.incrementAndGet();
+    }
+
+    /** An acknowledgement went to a sender (one per read burst or ring poll, covering every batch in it). */
+    public void onAcknowledgementSent() {
+        acknowledgementsSent.incrementAndGet();
+    }
+
+    public long acknowledgementsSent() {
+        return acknowledgementsSent.get();
     }
 
     /** The ring's consumer thread failed and the ring was closed to producers. */
@@ -135,6 +145,7 @@ public final class ReceiverMetrics {
         m.put("connections-refused", connectionsRefused());
         m.put("ring-batches", ringBatches());
         m.put("ring-failures", ringFailures());
+        m.put("acknowledgements-sent", acknowledgementsSent());
         return m;
     }
 

@@ -143,6 +143,9 @@ public final class InboundStream {
         return onRing;
     }
 
+    /** The watermark to acknowledge after the ring's current poll, or -1; {@link RingInbound}'s thread only. */
+    long ringAckPending = -1;
+
     /** Acknowledges {@code watermark} on the stream's latest connection (ring-borne batches). */
     void acknowledge(long watermark) {
         InboundConnection c = latest();

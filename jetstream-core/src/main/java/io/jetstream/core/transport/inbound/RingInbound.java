@@ -17,7 +17,9 @@ import org.slf4j.LoggerFactory;
  * A receiver's shared-memory ring (TurboStream's OSRBuffer) and the one thread that consumes it:
  * same-host senders write their batches into it as ring batch records (stream = ring target, batch id
  * = sequence), and each is checked and delivered in place, from ring memory, to its
- * {@link InboundStream}, then acknowledged over the stream's connection.
+ * {@link InboundStream}, then acknowledged over the stream's connection — once per stream per poll
+ * of the ring, not once per batch: under load a poll finds many batches, and each acknowledgement is
+ * a write on the receiver's I/O thread and a wake-up of the sender's.
  *
  * <p>Faults. The thread never dies silently: if the ring turns out corrupt or its wake-up socket
  * fails, the cause is logged, the ring is marked failed in its header (producers stop writing into
@@ -41,6 +43,8 @@ public final class RingInbound {
     private static final int NO_TARGET = Integer.MIN_VALUE;
     /** The ring target whose batches were last dropped as unknown; ring thread only. */
     private int lastDroppedTarget = NO_TARGET;
+    /** Streams delivered to in the current poll, acknowledged after it; ring thread only. */
+    private final java.util.ArrayList<InboundStream> toAcknowledge = new java.util.ArrayList<>();
     private final Thread thread;
     private volatile boolean running = true;
     private volatile boolean failed;
@@ -102,6 +106,11 @@ public final class RingInbound {
             public void onBatch(int target, long batchId, DirectBuffer buffer, int offset, int length, int count) {
                 onRingBatch(target, batchId, buffer, offset, length);
             }
+
+            @Override
+            public void afterPoll() {
+                acknowledgePolled();
+            }
         };
         try {
             ring.run(handler, () -> running);
@@ -138,7 +147,11 @@ public final class RingInbound {
             int records = BatchRecords.validate(buffer, offset, length, sequence, -1, knownTargets);
             metrics.onReceived(length);
             metrics.onRingBatch();
-            s.acknowledge(s.onBatch(sequence, records, buffer, offset, length, null, 0));
+            long watermark = s.onBatch(sequence, records, buffer, offset, length, null, 0);
+            if (s.ringAckPending < 0) {
+                toAcknowledge.add(s);
+            }
+            s.ringAckPending = watermark;
         } catch (ProtocolException e) {
             metrics.onProtocolError();
             LOG.error("Ring {}: bad batch of stream {}: {}; closing its connection", name, s.key, e.getMessage());
@@ -148,6 +161,17 @@ public final class RingInbound {
             LOG.error("Ring {}: delivering batch {} of stream {} failed; closing its connection", name, sequence, s.key, e);
             s.closeConnections("delivery failed: " + e);
         }
+    }
+
+    /** Acknowledges, once per stream, the last batch each stream was delivered in this poll. Ring thread. */
+    private void acknowledgePolled() {
+        for (int i = 0; i < toAcknowledge.size(); i++) {
+            InboundStream s = toAcknowledge.get(i);
+            long watermark = s.ringAckPending;
+            s.ringAckPending = -1;
+            s.acknowledge(watermark);
+        }
+        toAcknowledge.clear();
     }
 
     /**

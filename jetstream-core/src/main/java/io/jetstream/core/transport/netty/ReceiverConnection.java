@@ -94,7 +94,10 @@ final class ReceiverConnection extends SimpleChannelInboundHandler<ByteBuf> impl
                 receiver.metrics().onReceived(bytes + LENGTH_FIELD);
                 long ack = stream.onBatch(reader.sequence(), reader.count(), reader.records(), 0, reader.recordsLength(), frame,
                         frame.readerIndex());
+                // One per batch: their timing is the sender's measure of the drain under backlog. The
+                // flush consolidation handler makes the acknowledgements of one read burst one write.
                 ctx.writeAndFlush(Frames.ack(ctx.alloc(), ack), ctx.voidPromise());
+                receiver.metrics().onAcknowledgementSent();
             }
             case PROBE -> ctx.writeAndFlush(Frames.probeAck(ctx.alloc(), Frames.readLongBody(frame, PROBE)), ctx.voidPromise());
             case CLOSE -> stream.onClose();
@@ -200,6 +203,7 @@ final class ReceiverConnection extends SimpleChannelInboundHandler<ByteBuf> impl
         Channel ch = channel;
         if (ch != null && ch.isActive()) {
             ch.writeAndFlush(Frames.ack(ch.alloc(), watermark), ch.voidPromise());
+            receiver.metrics().onAcknowledgementSent();
         }
     }
 

@@ -77,6 +77,14 @@ public final class RecordAccumulator implements Outbox.DrainListener {
     /** When the controller may next want a link probe sent ({@link BatchController#probeCheckNanos}); for the flusher. */
     private volatile long probeCheckNanos = Long.MAX_VALUE; // none before the first batch
     private long offers;
+    /** Bytes of the last sealed frame: the next frame's first allocation is sized from it, not from the target. */
+    private int lastFrameBytes;
+    /**
+     * The producer ends its sends ({@link #endOfSend}): the flusher is told of an open batch's deadline
+     * when a send leaves it open, not at its first record (most sends seal their batch themselves, and
+     * waking the flusher for each would cost a thread wake-up per send).
+     */
+    private boolean producerEndsSends;
     private long sampledBusyNanos;
     private long loadWindowStartNanos;
 
@@ -180,8 +188,13 @@ public final class RecordAccumulator implements Outbox.DrainListener {
         }
         try {
             long now = nanoClock.getAsLong();
-            if (builder.isOpen() && builder.recordCount() > 0 && (outbox.writesAtOnce() || controller.linkIdle(now))) {
-                seal(FlushPolicy.Reason.END_OF_SEND, now);
+            producerEndsSends = true;
+            if (builder.isOpen() && builder.recordCount() > 0) {
+                if (outbox.writesAtOnce() || controller.linkIdle(now)) {
+                    seal(FlushPolicy.Reason.END_OF_SEND, now);
+                } else {
+                    wakeFlusherAt.accept(policy.deadlineNanos());
+                }
             }
         } catch (RuntimeException e) {
             fail(e);
@@ -258,8 +271,12 @@ public final class RecordAccumulator implements Outbox.DrainListener {
             seal(FlushPolicy.Reason.SIZE, now);
         }
         if (!builder.isOpen()) {
+            // Sized for the batch this stream is making now (the last one, with room to grow), never
+            // beyond the target: a frame grows on demand, and allocating the target for batches a
+            // send() seals after a few records costs more than the records.
+            long expected = Math.min(policy.targetBytes(), lastFrameBytes + (lastFrameBytes >> 1));
             int initial = (int) Math.min(maxFrameBytes + (long) LENGTH_FIELD,
-                    Math.max(256, (long) policy.targetBytes() + BATCH_FRAME_OVERHEAD + RECORD_HEADER_LENGTH + length));
+                    Math.max(256, expected + BATCH_FRAME_OVERHEAD + RECORD_HEADER_LENGTH + length));
             builder.begin(alloc.directBuffer(initial, maxFrameBytes + LENGTH_FIELD));
         }
         // One tag per measurement interval, at most one per frame; a record the tag would push out of
@@ -277,7 +294,7 @@ public final class RecordAccumulator implements Outbox.DrainListener {
         boolean first = builder.recordCount() == 1;
         if (policy.onRecord(RECORD_HEADER_LENGTH + length, now)) {
             seal(FlushPolicy.Reason.SIZE, now);
-        } else if (first) {
+        } else if (first && !producerEndsSends) {
             wakeFlusherAt.accept(policy.deadlineNanos());
         }
         if (controller != null && (++offers & (LOAD_SAMPLE_EVERY - 1)) == 0) {
@@ -319,6 +336,7 @@ public final class RecordAccumulator implements Outbox.DrainListener {
             sendDueProbe(now); // before the frame: onto a link the controller expects quiet
         }
         int bytes = frame.readableBytes();
+        lastFrameBytes = bytes;
         outbox.enqueue(frame, records, now);
         if (controller != null) {
             controller.onSent(controller.wireBytes(bytes), now);

@@ -60,7 +60,7 @@ abstract class TransportContractTest {
     }
 
     /** A collector whose deliveries wait for {@code stall} (at most 30 s). */
-    private static Collector stalledUntil(CountDownLatch stall) {
+    static Collector stalledUntil(CountDownLatch stall) {
         Collector c = new Collector();
         c.beforeEachBatch = () -> {
             try {
@@ -87,7 +87,7 @@ abstract class TransportContractTest {
         }, t -> true, SequenceStore.inMemory());
     }
 
-    private static InetSocketAddress at(StreamReceiver r) {
+    static InetSocketAddress at(StreamReceiver r) {
         return new InetSocketAddress("127.0.0.1", r.localAddress().getPort());
     }
 
@@ -99,7 +99,7 @@ abstract class TransportContractTest {
         s.flush();
     }
 
-    private static void assertInOrder(Collector c, long n) {
+    static void assertInOrder(Collector c, long n) {
         List<Long> got = c.indexes();
         assertEquals(n, got.size(), "records delivered");
         for (int i = 0; i < n; i++) {
