@@ -21,6 +21,7 @@ public final class BatchController {
     private final FlushPolicy flush;
     private final StreamContext prior;
     private final long decisionIntervalNanos;
+    private final long minReactionNanos;
     private final long warmupEvents;
     private final long maxDelayNanos;
     private final BatchListener listener;
@@ -45,7 +46,9 @@ public final class BatchController {
     static final double PRODUCER_BOUND_LOAD = 0.5;
     /** Upper bound of the assumed demand (events per second). */
     static final double MAX_DEMAND = 1e9;
+    /** Shortest time between two early decisions ({@link #rateShifted}), and its share of the decision interval. */
     private static final long MIN_REACTION_NANOS = 200_000;
+    private static final int REACTIONS_PER_INTERVAL = 10;
     /** Multiple of a batch's formation time after which it leaves unfilled ({@link #deadlineNanos}). */
     static final double FORMATION_SLACK = 2.0;
     /** Longest a due probe waits for the link to fall quiet, or for the previous probe's answer ({@link #probeBytesDue}). */
@@ -92,6 +95,7 @@ public final class BatchController {
         this.flush = flush;
         this.prior = prior;
         this.decisionIntervalNanos = decisionIntervalNanos;
+        this.minReactionNanos = Math.max(MIN_REACTION_NANOS, decisionIntervalNanos / REACTIONS_PER_INTERVAL);
         this.warmupEvents = warmupEvents;
         this.maxDelayNanos = (long) Math.min(Long.MAX_VALUE / 4, prior.maxEventDelaySeconds() * 1e9);
         this.listener = listener;
@@ -277,13 +281,18 @@ public final class BatchController {
 
     /**
      * Whether the measured rate left [½, 2] × the rate of the last decision: a step in the load must
-     * not wait for the decision timer, or batches sized for the old rate pile up (at most one such
-     * early decision per 200 µs).
+     * not wait for the decision timer, or batches sized for the old rate pile up. At most one such
+     * early decision per tenth of the decision interval (5 ms at the default 50 ms; never under
+     * 200 µs): a producer that sends in bursts (Storm's transfer thread hands over a few dozen tuples
+     * at a time) shows a step up at every burst and a step down after it, and deciding on each made
+     * the oracle's search most of the producer's cost per record (measured in a Storm worker).
      */
     private boolean rateShifted(long nowNanos) {
+        if (nowNanos - lastDecisionNanos < minReactionNanos) {
+            return false;
+        }
         double rate = monitor.eventsPerSecond();
-        return nowNanos - lastDecisionNanos >= MIN_REACTION_NANOS
-                && (rate > RATE_SHIFT * decidedRate || rate * RATE_SHIFT < decidedRate);
+        return rate > RATE_SHIFT * decidedRate || rate * RATE_SHIFT < decidedRate;
     }
 
     /**
