@@ -28,7 +28,6 @@ import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.runtime.shuffle.ShuffleServiceOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.legacy.SinkFunction;
-import org.apache.flink.streaming.util.TestStreamEnvironment;
 
 /**
  * Flink's static trade-off against JetStream's flush control. Job {@code source -> rebalance -> map ->
@@ -125,12 +124,11 @@ public final class FlinkFlushBenchmark {
         }
     }
 
-    private static StreamExecutionEnvironment environment(MiniCluster cluster, Side side) {
-        TestStreamEnvironment.setAsContext(cluster, 1);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    private static StreamExecutionEnvironment environment(MiniCluster cluster, Side side) throws Exception {
+        java.net.URI rest = cluster.getRestAddress().get();
         Configuration c = new Configuration();
         c.set(ExecutionOptions.BUFFER_TIMEOUT, Duration.ofMillis(side.timeoutMs()));
-        env.configure(c);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.createRemoteEnvironment(rest.getHost(), rest.getPort(), c);
         env.setParallelism(1);
         return env;
     }
@@ -155,12 +153,8 @@ public final class FlinkFlushBenchmark {
         warmupUntilNanos = Long.MAX_VALUE; // set when the first record arrives
         FIRST.set(0);
         StreamExecutionEnvironment env = environment(cluster, side);
-        try {
-            build(env, records, rate);
-            env.execute(side.name() + " " + rate);
-        } finally {
-            TestStreamEnvironment.unsetAsContext();
-        }
+        build(env, records, rate);
+        env.execute(side.name() + " " + rate);
         long[] s = Arrays.copyOf(samples, Math.min(SAMPLED.get(), samples.length));
         Arrays.sort(s);
         if (s.length == 0) {
@@ -174,12 +168,8 @@ public final class FlinkFlushBenchmark {
         FIRST.set(0);
         COUNT.set(0);
         StreamExecutionEnvironment env = environment(cluster, side);
-        try {
-            build(env, records, 0);
-            env.execute(side.name() + " max");
-        } finally {
-            TestStreamEnvironment.unsetAsContext();
-        }
+        build(env, records, 0);
+        env.execute(side.name() + " max");
         if (COUNT.get() != records) {
             throw new IllegalStateException("sink saw " + COUNT.get() + " of " + records + " records");
         }
