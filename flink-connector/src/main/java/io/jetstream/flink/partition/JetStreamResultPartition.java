@@ -1,5 +1,6 @@
 package io.jetstream.flink.partition;
 
+import io.jetstream.flink.flush.PartitionFlushControl;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
@@ -40,6 +41,10 @@ import org.apache.flink.runtime.metrics.groups.TaskIOMetricGroup;
  * delegate, never more (claiming {@code CheckpointedResultPartition} over a sort-merge partition
  * would fail later with a {@code ClassCastException}).
  *
+ * <p>Flush control: over a pipelined delegate, a {@link PartitionFlushControl} decides when each
+ * subpartition flushes (see there). Every flush Flink makes itself ({@link #flush}, {@link #flushAll},
+ * the flush an event implies) still goes to the delegate first; the control is only told.
+ *
  * <p>Thread-safety: as the delegate. {@code emitRecord}/{@code broadcastRecord} are called by the
  * task thread only; the counters are Flink's non-thread-safe {@code SimpleCounter}s shared by the
  * writers of one task.
@@ -48,8 +53,11 @@ public class JetStreamResultPartition extends ResultPartition {
     protected final ResultPartition delegate;
     private final Counter recordsOut;
     private final Counter bytesOut;
+    /** JetStream's flush decisions for a pipelined delegate; null: Flink's flushing only. */
+    private final PartitionFlushControl flushControl;
 
-    JetStreamResultPartition(ResultPartition delegate, Counter recordsOut, Counter bytesOut) {
+    JetStreamResultPartition(ResultPartition delegate, Counter recordsOut, Counter bytesOut,
+            PartitionFlushControl flushControl) {
         super(
                 delegate.getOwningTaskName(),
                 delegate.getPartitionIndex(),
@@ -65,22 +73,32 @@ public class JetStreamResultPartition extends ResultPartition {
         this.delegate = delegate;
         this.recordsOut = recordsOut;
         this.bytesOut = bytesOut;
+        this.flushControl = flushControl;
     }
 
     /** Wraps {@code delegate} in the decorator that has exactly its capabilities. */
     public static JetStreamResultPartition wrap(ResultPartition delegate, Counter recordsOut, Counter bytesOut) {
+        return wrap(delegate, recordsOut, bytesOut, null);
+    }
+
+    /**
+     * As {@link #wrap(ResultPartition, Counter, Counter)}, with JetStream's flush decisions
+     * ({@code flushControl}, built over the same delegate) or none (null).
+     */
+    public static JetStreamResultPartition wrap(ResultPartition delegate, Counter recordsOut, Counter bytesOut,
+            PartitionFlushControl flushControl) {
         boolean stateHolder = delegate instanceof ChannelStateHolder;
         boolean checkpointed = delegate instanceof CheckpointedResultPartition;
         if (stateHolder && checkpointed) {
-            return new Checkpointed(delegate, recordsOut, bytesOut);
+            return new Checkpointed(delegate, recordsOut, bytesOut, flushControl);
         }
         if (stateHolder) {
-            return new StateHolding(delegate, recordsOut, bytesOut);
+            return new StateHolding(delegate, recordsOut, bytesOut, flushControl);
         }
         if (checkpointed) {
-            return new RecoverableOnly(delegate, recordsOut, bytesOut);
+            return new RecoverableOnly(delegate, recordsOut, bytesOut, flushControl);
         }
-        return new JetStreamResultPartition(delegate, recordsOut, bytesOut);
+        return new JetStreamResultPartition(delegate, recordsOut, bytesOut, flushControl);
     }
 
     /** The decorated partition. */
@@ -96,6 +114,9 @@ public class JetStreamResultPartition extends ResultPartition {
         delegate.emitRecord(record, targetSubpartition);
         recordsOut.inc();
         bytesOut.inc(bytes);
+        if (flushControl != null) {
+            flushControl.onRecord(targetSubpartition, bytes);
+        }
     }
 
     @Override
@@ -104,21 +125,33 @@ public class JetStreamResultPartition extends ResultPartition {
         delegate.broadcastRecord(record);
         recordsOut.inc();
         bytesOut.inc(bytes);
+        if (flushControl != null) {
+            flushControl.onBroadcastRecord(bytes);
+        }
     }
 
     @Override
     public void broadcastEvent(AbstractEvent event, boolean isPriorityEvent) throws IOException {
         delegate.broadcastEvent(event, isPriorityEvent);
+        if (flushControl != null) {
+            flushControl.onEvent();
+        }
     }
 
     @Override
     public void flushAll() {
         delegate.flushAll();
+        if (flushControl != null) {
+            flushControl.onFlinkFlushAll();
+        }
     }
 
     @Override
     public void flush(int subpartitionIndex) {
         delegate.flush(subpartitionIndex);
+        if (flushControl != null) {
+            flushControl.onFlinkFlush(subpartitionIndex);
+        }
     }
 
     @Override
@@ -289,7 +322,8 @@ public class JetStreamResultPartition extends ResultPartition {
 
     @Override
     public void finish() throws IOException {
-        delegate.finish();
+        delegate.finish(); // ends every subpartition with an event, which flushes what is pending
+        stopFlushControl();
     }
 
     @Override
@@ -299,6 +333,7 @@ public class JetStreamResultPartition extends ResultPartition {
 
     @Override
     public void release(Throwable cause) {
+        stopFlushControl();
         delegate.release(cause);
     }
 
@@ -314,12 +349,25 @@ public class JetStreamResultPartition extends ResultPartition {
 
     @Override
     public void fail(Throwable throwable) {
+        stopFlushControl();
         delegate.fail(throwable);
     }
 
     @Override
     public void close() {
+        stopFlushControl();
         delegate.close();
+    }
+
+    private void stopFlushControl() {
+        if (flushControl != null) {
+            flushControl.close();
+        }
+    }
+
+    /** JetStream's flush decisions for this partition, or null when Flink's flushing alone applies. */
+    public PartitionFlushControl flushControl() {
+        return flushControl;
     }
 
     @Override
@@ -339,8 +387,8 @@ public class JetStreamResultPartition extends ResultPartition {
 
     /** A delegate that holds channel state but cannot recover output state. */
     static final class StateHolding extends JetStreamResultPartition implements ChannelStateHolder {
-        StateHolding(ResultPartition delegate, Counter recordsOut, Counter bytesOut) {
-            super(delegate, recordsOut, bytesOut);
+        StateHolding(ResultPartition delegate, Counter recordsOut, Counter bytesOut, PartitionFlushControl flushControl) {
+            super(delegate, recordsOut, bytesOut, flushControl);
         }
 
         @Override
@@ -351,8 +399,8 @@ public class JetStreamResultPartition extends ResultPartition {
 
     /** A delegate that recovers output state; {@link Checkpointed} adds the channel state writer. */
     static class RecoverableOnly extends JetStreamResultPartition implements CheckpointedResultPartition {
-        RecoverableOnly(ResultPartition delegate, Counter recordsOut, Counter bytesOut) {
-            super(delegate, recordsOut, bytesOut);
+        RecoverableOnly(ResultPartition delegate, Counter recordsOut, Counter bytesOut, PartitionFlushControl flushControl) {
+            super(delegate, recordsOut, bytesOut, flushControl);
         }
 
         @Override
@@ -378,8 +426,8 @@ public class JetStreamResultPartition extends ResultPartition {
 
     /** A pipelined delegate: both capabilities, as Flink's {@code PipelinedResultPartition}. */
     static final class Checkpointed extends RecoverableOnly implements ChannelStateHolder {
-        Checkpointed(ResultPartition delegate, Counter recordsOut, Counter bytesOut) {
-            super(delegate, recordsOut, bytesOut);
+        Checkpointed(ResultPartition delegate, Counter recordsOut, Counter bytesOut, PartitionFlushControl flushControl) {
+            super(delegate, recordsOut, bytesOut, flushControl);
         }
 
         @Override

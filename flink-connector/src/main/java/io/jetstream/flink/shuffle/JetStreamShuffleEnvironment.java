@@ -1,5 +1,9 @@
 package io.jetstream.flink.shuffle;
 
+import io.jetstream.flink.flush.FlushMetrics;
+import io.jetstream.flink.flush.FlushScheduler;
+import io.jetstream.flink.flush.FlushTarget;
+import io.jetstream.flink.flush.PartitionFlushControl;
 import io.jetstream.flink.gate.JetStreamInputGate;
 import io.jetstream.flink.partition.JetStreamResultPartition;
 import java.io.IOException;
@@ -16,6 +20,7 @@ import org.apache.flink.runtime.executiongraph.PartitionInfo;
 import org.apache.flink.runtime.io.network.NettyShuffleEnvironment;
 import org.apache.flink.runtime.io.network.api.writer.ResultPartitionWriter;
 import org.apache.flink.runtime.io.network.partition.PartitionProducerStateProvider;
+import org.apache.flink.runtime.io.network.partition.PipelinedResultPartition;
 import org.apache.flink.runtime.io.network.partition.ResultPartition;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 import org.apache.flink.runtime.io.network.partition.consumer.IndexedInputGate;
@@ -32,7 +37,12 @@ import org.apache.flink.runtime.shuffle.ShuffleMetrics;
  * groups, in a {@value #METRIC_GROUP} sub-group: {@code recordsOut}, {@code bytesOut} on the output
  * side and {@code buffersIn}, {@code bytesIn} on the input side.
  *
- * <p>Thread-safety: as {@link ShuffleEnvironment}; all state lives in the delegate.
+ * <p>With flush control on ({@code flush.enabled}), every pipelined partition gets a
+ * {@link PartitionFlushControl} served by this TaskManager's one {@link FlushScheduler} thread, which
+ * stops when the environment closes; its metrics go to {@code jetstream.flush.partition.<index>}.
+ * Blocking and hybrid partitions keep Flink's flushing.
+ *
+ * <p>Thread-safety: as {@link ShuffleEnvironment}; all state lives in the delegate and the scheduler.
  */
 public final class JetStreamShuffleEnvironment
         implements ShuffleEnvironment<ResultPartitionWriter, IndexedInputGate> {
@@ -40,9 +50,12 @@ public final class JetStreamShuffleEnvironment
     public static final String METRIC_GROUP = "jetstream";
 
     private final NettyShuffleEnvironment delegate;
+    /** Null when flush control is off. */
+    private final FlushScheduler flushScheduler;
 
-    JetStreamShuffleEnvironment(NettyShuffleEnvironment delegate) {
+    JetStreamShuffleEnvironment(NettyShuffleEnvironment delegate, FlushScheduler flushScheduler) {
         this.delegate = delegate;
+        this.flushScheduler = flushScheduler;
     }
 
     @Override
@@ -65,7 +78,13 @@ public final class JetStreamShuffleEnvironment
         Counter bytes = group.counter("bytesOut");
         List<ResultPartitionWriter> writers = new ArrayList<>(partitions.size());
         for (ResultPartition partition : partitions) {
-            writers.add(JetStreamResultPartition.wrap(partition, records, bytes));
+            PartitionFlushControl flush = null;
+            if (flushScheduler != null && partition instanceof PipelinedResultPartition) {
+                flush = flushScheduler.attach(partition.getOwningTaskName() + "#" + partition.getPartitionIndex(),
+                        partition.getPartitionId().toString(), FlushTarget.of(partition));
+                FlushMetrics.register(group, partition.getPartitionIndex(), flush);
+            }
+            writers.add(JetStreamResultPartition.wrap(partition, records, bytes, flush));
         }
         return writers;
     }
@@ -109,7 +128,18 @@ public final class JetStreamShuffleEnvironment
 
     @Override
     public void close() throws Exception {
-        delegate.close();
+        try {
+            delegate.close();
+        } finally {
+            if (flushScheduler != null) {
+                flushScheduler.close();
+            }
+        }
+    }
+
+    /** This TaskManager's flush scheduler, or null when flush control is off. */
+    public FlushScheduler flushScheduler() {
+        return flushScheduler;
     }
 
     /** The wrapped stock environment. */

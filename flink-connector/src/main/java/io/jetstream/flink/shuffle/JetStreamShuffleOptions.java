@@ -29,11 +29,12 @@ public final class JetStreamShuffleOptions {
      * constraints), loaded together so that each documented key is accepted and a typo anywhere
      * under the prefix is refused at start-up.
      */
-    public static final OptionGroup[] GROUPS = concat(GROUP, io.jetstream.core.transport.TransportSettings.GROUPS);
+    public static final OptionGroup[] GROUPS = concat(io.jetstream.core.transport.TransportSettings.GROUPS,
+            GROUP, io.jetstream.flink.flush.FlushOptions.GROUP);
 
-    private static OptionGroup[] concat(OptionGroup own, OptionGroup[] core) {
-        OptionGroup[] all = java.util.Arrays.copyOf(core, core.length + 1);
-        all[core.length] = own;
+    private static OptionGroup[] concat(OptionGroup[] core, OptionGroup... own) {
+        OptionGroup[] all = java.util.Arrays.copyOf(core, core.length + own.length);
+        System.arraycopy(own, 0, all, core.length, own.length);
         return all;
     }
 }

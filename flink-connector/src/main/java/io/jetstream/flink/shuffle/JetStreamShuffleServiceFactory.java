@@ -2,6 +2,9 @@ package io.jetstream.flink.shuffle;
 
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
+import io.jetstream.flink.flush.FlushOptions;
+import io.jetstream.flink.flush.FlushScheduler;
+import io.jetstream.flink.flush.FlushSettings;
 import org.apache.flink.runtime.io.network.NettyShuffleEnvironment;
 import org.apache.flink.runtime.io.network.NettyShuffleServiceFactory;
 import org.apache.flink.runtime.io.network.api.writer.ResultPartitionWriter;
@@ -43,6 +46,7 @@ public class JetStreamShuffleServiceFactory
     public ShuffleMaster<NettyShuffleDescriptor> createShuffleMaster(ShuffleMasterContext context) {
         // Validate early on the JobManager too, so a typo fails the cluster at start, not a job.
         JetStreamConfig config = loadConfig(context.getConfiguration().toMap());
+        FlushSettings.from(config); // cross-option checks too
         LOG.info("JetStream shuffle master starting with {}", config);
         return new NettyShuffleMaster(context);
     }
@@ -59,7 +63,12 @@ public class JetStreamShuffleServiceFactory
         }
         LOG.info("JetStream shuffle environment starting on TaskManager {} with {}",
                 context.getTaskExecutorResourceId(), config);
-        return new JetStreamShuffleEnvironment(stock);
+        FlushSettings flush = FlushSettings.from(config);
+        if (!flush.enabled()) {
+            LOG.info("{}=false: pipelined partitions flush as stock Flink does", config.keyOf(FlushOptions.ENABLED));
+        }
+        return new JetStreamShuffleEnvironment(stock,
+                flush.enabled() ? new FlushScheduler(flush, context.getTaskExecutorResourceId().toString()) : null);
     }
 
     static JetStreamConfig loadConfig(java.util.Map<String, String> flinkConfiguration) {

@@ -29,6 +29,14 @@ public final class CollectingMetricReporter implements MetricReporter {
                 .sum();
     }
 
+    /** Sum over registered counters whose identifier ends with {@code .<suffix>} (flush metrics: {@code flushesSize}...). */
+    static long sumEndingWith(String suffix) {
+        return COUNTERS.stream()
+                .filter(r -> r.identifier().endsWith("." + suffix))
+                .mapToLong(r -> r.counter().getCount())
+                .sum();
+    }
+
     static void reset() {
         COUNTERS.clear();
     }

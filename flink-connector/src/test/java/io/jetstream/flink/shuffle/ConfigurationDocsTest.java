@@ -3,6 +3,7 @@ package io.jetstream.flink.shuffle;
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.ConfigurationDocs;
 import io.jetstream.core.config.ConfigurationDocsCheck;
+import io.jetstream.flink.flush.FlushOptions;
 import org.junit.jupiter.api.Test;
 
 /** docs/configuration.md lists exactly the options this module declares. */
@@ -11,5 +12,7 @@ class ConfigurationDocsTest {
     void referenceMatchesTheCode() throws Exception {
         ConfigurationDocsCheck.checkSection(
                 "flink-shuffle", ConfigurationDocs.render(ConfigScope.FLINK, "Flink config.yaml", JetStreamShuffleOptions.GROUP));
+        ConfigurationDocsCheck.checkSection(
+                "flink-flush", ConfigurationDocs.render(ConfigScope.FLINK, "Flink config.yaml", FlushOptions.GROUP));
     }
 }

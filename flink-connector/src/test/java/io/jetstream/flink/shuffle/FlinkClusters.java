@@ -43,6 +43,25 @@ final class FlinkClusters {
         return conf;
     }
 
+    /** After a cluster closed: no flusher thread of flush control is left running. */
+    static void assertNoFlusherThreads() throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (true) {
+            java.util.List<String> left = Thread.getAllStackTraces().keySet().stream()
+                    .filter(Thread::isAlive)
+                    .map(Thread::getName)
+                    .filter(n -> n.startsWith("jetstream-flusher-" + io.jetstream.flink.flush.FlushScheduler.THREAD_NAME_PART))
+                    .toList();
+            if (left.isEmpty()) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("flusher threads still running after the cluster closed: " + left);
+            }
+            Thread.sleep(50);
+        }
+    }
+
     static MiniCluster start(Configuration conf) throws Exception {
         MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
                 .setConfiguration(conf)

@@ -41,6 +41,11 @@ class JetStreamShuffleStreamingITCase {
         long recordsOut = CollectingMetricReporter.sum("recordsOut");
         assertTrue(recordsOut >= RECORDS, "records written through JetStream partitions: " + recordsOut);
         assertTrue(CollectingMetricReporter.sum("bytesIn") > 0, "bytes read through JetStream gates");
+        long ours = CollectingMetricReporter.sumEndingWith("flushesSize")
+                + CollectingMetricReporter.sumEndingWith("flushesDeadline")
+                + CollectingMetricReporter.sumEndingWith("flushesIdle");
+        assertTrue(ours > 0, "JetStream's flush control made flush decisions: " + ours);
+        FlinkClusters.assertNoFlusherThreads();
     }
 
     private static Map<Integer, Long> run(Shuffle shuffle, boolean unaligned) throws Exception {

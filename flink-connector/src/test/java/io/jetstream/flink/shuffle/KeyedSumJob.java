@@ -80,6 +80,63 @@ final class KeyedSumJob {
         }
     }
 
+    /**
+     * The streaming job with aligned checkpoints and one injected failure: the map before the hash
+     * exchange throws once, after {@code failAfter} records in subtask 0 and a completed checkpoint.
+     */
+    static Map<Integer, Long> runWithFailure(MiniCluster cluster, long records, double recordsPerSecond,
+            long checkpointIntervalMs, long failAfter) throws Exception {
+        TestStreamEnvironment.setAsContext(cluster, PARALLELISM);
+        try {
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+            env.setRuntimeMode(RuntimeExecutionMode.STREAMING);
+            env.enableCheckpointing(checkpointIntervalMs);
+            env.getCheckpointConfig().enableUnalignedCheckpoints(false);
+            DataGeneratorSource<Long> source = new DataGeneratorSource<>(
+                    index -> index, records, RateLimiterStrategy.perSecond(recordsPerSecond), Types.LONG);
+            Map<Integer, Long> finalSums = new HashMap<>();
+            try (CloseableIterator<Tuple2<Integer, Long>> results = env
+                    .fromSource(source, WatermarkStrategy.noWatermarks(), "numbers")
+                    .map(new FailingOnce(failAfter))
+                    .returns(Types.TUPLE(Types.INT, Types.LONG))
+                    .keyBy(t -> t.f0)
+                    .reduce((a, b) -> Tuple2.of(a.f0, a.f1 + b.f1))
+                    .executeAndCollect("keyed-sum-with-failure")) {
+                results.forEachRemaining(t -> finalSums.merge(t.f0, t.f1, Math::max));
+            }
+            return finalSums;
+        } finally {
+            TestStreamEnvironment.unsetAsContext();
+        }
+    }
+
+    /** Maps i to (i % KEYS, i); throws once in subtask 0 after {@code failAfter} records and a completed checkpoint. */
+    static final class FailingOnce extends RichMapFunction<Long, Tuple2<Integer, Long>> implements CheckpointListener {
+        private static final long serialVersionUID = 1L;
+        private final long failAfter;
+        private long seen;
+        private boolean checkpointed;
+
+        FailingOnce(long failAfter) {
+            this.failAfter = failAfter;
+        }
+
+        @Override
+        public Tuple2<Integer, Long> map(Long i) {
+            if (++seen >= failAfter / PARALLELISM && checkpointed
+                    && getRuntimeContext().getTaskInfo().getIndexOfThisSubtask() == 0
+                    && JetStreamFlushITCase.FAILED_ONCE.compareAndSet(false, true)) {
+                throw new IllegalStateException("injected failure");
+            }
+            return Tuple2.of((int) (i % KEYS), i);
+        }
+
+        @Override
+        public void notifyCheckpointComplete(long checkpointId) {
+            checkpointed = true;
+        }
+    }
+
     /** Identity map that counts completed checkpoints. */
     static final class CheckpointCounter extends RichMapFunction<Tuple2<Integer, Long>, Tuple2<Integer, Long>>
             implements CheckpointListener {

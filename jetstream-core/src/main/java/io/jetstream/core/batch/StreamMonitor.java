@@ -304,6 +304,20 @@ public final class StreamMonitor {
         return link;
     }
 
+    /**
+     * The link as measured by someone else: for a transport that cannot time its own transfers (an
+     * engine's queue drained by the engine's I/O threads, where only the drain of the queue can be
+     * sampled, see {@link DrainMeter}). It stands until the next {@link #onTransfer}, which refits
+     * from transfers as usual; a transport uses one source or the other.
+     */
+    public void useLink(ThroughputCurve measured) {
+        if (measured == null) {
+            throw new IllegalArgumentException("no link");
+        }
+        link = measured;
+        fittedAt = transfers;
+    }
+
     /** The fitted link, or {@code fallback} while fewer than two distinct transfer sizes were seen. */
     public ThroughputCurve link(ThroughputCurve fallback) {
         if (fittedAt != transfers) {

@@ -14,7 +14,7 @@ import java.util.List;
  */
 public enum ConfigScope {
     /** Flink's {@code flink-conf.yaml} / {@code config.yaml}: hierarchical, under the network options. */
-    FLINK("taskmanager.network.jetstream.", List.of("transport.", "batch.", "ring.", "qos.", "shuffle.")),
+    FLINK("taskmanager.network.jetstream.", List.of("transport.", "batch.", "ring.", "qos.", "shuffle.", "flush.")),
     /** Storm's {@code storm.yaml} and topology configuration. */
     STORM("jetstream.", List.of("transport.", "batch.", "ring.", "qos.", "storm.", "scheduler.")),
     /** JStorm's {@code storm.yaml} and topology configuration. */

@@ -1,0 +1,241 @@
+package io.jetstream.benchmarks.flink;
+
+import io.jetstream.flink.shuffle.JetStreamShuffleServiceFactory;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExecutionOptions;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.runtime.io.network.NettyShuffleServiceFactory;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.runtime.shuffle.ShuffleServiceOptions;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.legacy.SinkFunction;
+
+/**
+ * Flink's static trade-off against JetStream's flush control. Job {@code source -> rebalance -> map ->
+ * keyBy -> sink}, parallelism 1, the source and the sink in one slot-sharing group and the map in
+ * another, on a MiniCluster of two TaskManagers with one slot each: both hops cross TaskManagers
+ * (Netty). Records are (emission nanoTime, sequence): 16 bytes of payload, stamped when the source
+ * emits them; the sink, in the same JVM, takes {@code nanoTime - stamp}.
+ *
+ * <p>Sides, all in one run: the stock shuffle ({@code NettyShuffleServiceFactory}) with
+ * {@code execution.buffer-timeout.interval} 0, 1, 10 and 100 ms, and JetStream's factory at Flink's
+ * default (100 ms) with flush control at its defaults. Per side: p50/p99 at fixed rates (the first
+ * second of each run is warm-up and not counted) and the unpaced maximum throughput (records over
+ * the time between the sink's first and last record). Rounds alternate the order of the clusters.
+ *
+ * <p>Arguments (optional): {@code rounds seconds-per-rate max-records}.
+ */
+public final class FlinkFlushBenchmark {
+    static final int[] RATES = {1_000, 10_000, 100_000};
+    static final long[] STOCK_TIMEOUTS_MS = {0, 1, 10, 100};
+
+    // The sink runs in this JVM (MiniCluster): it records here.
+    static volatile long[] samples = new long[0];
+    static final AtomicInteger SAMPLED = new AtomicInteger();
+    static volatile long warmupUntilNanos;
+    static final AtomicLong FIRST = new AtomicLong();
+    static final AtomicLong LAST = new AtomicLong();
+    static final AtomicLong COUNT = new AtomicLong();
+
+    record Side(String name, boolean jetstream, long timeoutMs) {}
+
+    /** Per side: p50/p99 (ms) per rate, throughputs (records/s) per round. */
+    static final Map<String, Map<Integer, List<double[]>>> LATENCY = new LinkedHashMap<>();
+    static final Map<String, List<Double>> THROUGHPUT = new LinkedHashMap<>();
+
+    public static void main(String[] args) throws Exception {
+        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 2;
+        int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 4;
+        long maxRecords = args.length > 2 ? Long.parseLong(args[2]) : 4_000_000;
+        List<Side> stock = new ArrayList<>();
+        for (long t : STOCK_TIMEOUTS_MS) {
+            stock.add(new Side("stock @" + t + " ms", false, t));
+        }
+        List<Side> ours = List.of(new Side("JetStream @100 ms (default)", true, 100));
+        for (Side s : stock) {
+            init(s);
+        }
+        init(ours.get(0));
+        long started = System.nanoTime();
+        for (int round = 0; round < rounds; round++) {
+            List<List<Side>> order = round % 2 == 0 ? List.of(stock, ours) : List.of(ours, stock);
+            for (List<Side> sides : order) {
+                runCluster(sides, seconds, maxRecords, round);
+            }
+        }
+        print(rounds, seconds, maxRecords, (System.nanoTime() - started) / 1e9);
+        System.exit(0);
+    }
+
+    private static void init(Side s) {
+        Map<Integer, List<double[]>> byRate = new LinkedHashMap<>();
+        for (int r : RATES) {
+            byRate.put(r, new ArrayList<>());
+        }
+        LATENCY.put(s.name(), byRate);
+        THROUGHPUT.put(s.name(), new ArrayList<>());
+    }
+
+    private static void runCluster(List<Side> sides, int seconds, long maxRecords, int round) throws Exception {
+        Configuration conf = new Configuration();
+        conf.set(ShuffleServiceOptions.SHUFFLE_SERVICE_FACTORY_CLASS, sides.get(0).jetstream()
+                ? JetStreamShuffleServiceFactory.class.getName() : NettyShuffleServiceFactory.class.getName());
+        conf.set(RestOptions.BIND_PORT, "0");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("16m"));
+        conf.set(TaskManagerOptions.NETWORK_MEMORY_MIN, MemorySize.parse("64m"));
+        conf.set(TaskManagerOptions.NETWORK_MEMORY_MAX, MemorySize.parse("64m"));
+        MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
+                .setConfiguration(conf).setNumTaskManagers(2).setNumSlotsPerTaskManager(1).build());
+        cluster.start();
+        try {
+            for (Side side : sides) {
+                for (int rate : RATES) {
+                    double[] q = latencyRun(cluster, side, rate, seconds);
+                    LATENCY.get(side.name()).get(rate).add(q);
+                    System.out.printf("round %d  %-28s %,7d rec/s  p50 %8.3f ms  p99 %8.3f ms%n", round + 1, side.name(),
+                            rate, q[0], q[1]);
+                }
+                double thr = throughputRun(cluster, side, maxRecords);
+                THROUGHPUT.get(side.name()).add(thr);
+                System.out.printf("round %d  %-28s max throughput %,.0f rec/s%n", round + 1, side.name(), thr);
+            }
+        } finally {
+            cluster.close();
+        }
+    }
+
+    private static StreamExecutionEnvironment environment(MiniCluster cluster, Side side) throws Exception {
+        java.net.URI rest = cluster.getRestAddress().get();
+        Configuration c = new Configuration();
+        c.set(ExecutionOptions.BUFFER_TIMEOUT, Duration.ofMillis(side.timeoutMs()));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.createRemoteEnvironment(rest.getHost(), rest.getPort(), c);
+        env.setParallelism(1);
+        return env;
+    }
+
+    private static void build(StreamExecutionEnvironment env, long records, double rate) {
+        DataGeneratorSource<Tuple2<Long, Long>> source = new DataGeneratorSource<>(
+                i -> Tuple2.of(System.nanoTime(), i), records,
+                rate > 0 ? RateLimiterStrategy.perSecond(rate) : RateLimiterStrategy.noOp(),
+                Types.TUPLE(Types.LONG, Types.LONG));
+        env.fromSource(source, WatermarkStrategy.noWatermarks(), "source").slotSharingGroup("edges")
+                .rebalance()
+                .map((MapFunction<Tuple2<Long, Long>, Tuple2<Long, Long>>) t -> t)
+                .returns(Types.TUPLE(Types.LONG, Types.LONG)).slotSharingGroup("middle")
+                .keyBy(t -> t.f1 & 127)
+                .addSink(new RecordingSink()).slotSharingGroup("edges");
+    }
+
+    private static double[] latencyRun(MiniCluster cluster, Side side, int rate, int seconds) throws Exception {
+        long records = (long) rate * seconds;
+        samples = new long[(int) records];
+        SAMPLED.set(0);
+        warmupUntilNanos = Long.MAX_VALUE; // set when the first record arrives
+        FIRST.set(0);
+        StreamExecutionEnvironment env = environment(cluster, side);
+        build(env, records, rate);
+        env.execute(side.name() + " " + rate);
+        long[] s = Arrays.copyOf(samples, Math.min(SAMPLED.get(), samples.length));
+        Arrays.sort(s);
+        if (s.length == 0) {
+            throw new IllegalStateException("no samples after warm-up at " + rate + " rec/s");
+        }
+        return new double[] {s[(int) (s.length * 0.5)] / 1e6, s[Math.min(s.length - 1, (int) (s.length * 0.99))] / 1e6};
+    }
+
+    private static double throughputRun(MiniCluster cluster, Side side, long records) throws Exception {
+        samples = new long[0];
+        FIRST.set(0);
+        COUNT.set(0);
+        StreamExecutionEnvironment env = environment(cluster, side);
+        build(env, records, 0);
+        env.execute(side.name() + " max");
+        if (COUNT.get() != records) {
+            throw new IllegalStateException("sink saw " + COUNT.get() + " of " + records + " records");
+        }
+        return (records - 1) / ((LAST.get() - FIRST.get()) / 1e9);
+    }
+
+    /** Records each record's latency after the first second (warm-up), and the first and last arrival. */
+    static final class RecordingSink implements SinkFunction<Tuple2<Long, Long>> {
+        @Override
+        public void invoke(Tuple2<Long, Long> value, Context context) {
+            long now = System.nanoTime();
+            if (FIRST.get() == 0 && FIRST.compareAndSet(0, now)) {
+                warmupUntilNanos = now + 1_000_000_000L;
+            }
+            LAST.set(now);
+            COUNT.incrementAndGet();
+            if (now - warmupUntilNanos >= 0) {
+                long[] s = samples;
+                int i = SAMPLED.getAndIncrement();
+                if (i < s.length) {
+                    s[i] = now - value.f0;
+                }
+            }
+        }
+    }
+
+    private static double mean(List<Double> values) {
+        return values.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
+    }
+
+    private static void print(int rounds, int seconds, long maxRecords, double wallSeconds) {
+        System.out.printf("%nFlink flush control, %s: %d rounds, %d s per rate, %,d records unpaced; %.0f s in all%n",
+                LocalDate.now(), rounds, seconds, maxRecords, wallSeconds);
+        System.out.println("Latency in ms (mean over rounds of each round's p50 / p99), max throughput in records/s (mean over rounds).");
+        StringBuilder header = new StringBuilder("| side |");
+        StringBuilder rule = new StringBuilder("|---|");
+        for (int r : RATES) {
+            header.append(String.format(" p50 @%,d | p99 @%,d |", r, r));
+            rule.append("---|---|");
+        }
+        header.append(" max throughput |");
+        rule.append("---|");
+        System.out.println(header);
+        System.out.println(rule);
+        for (String side : LATENCY.keySet()) {
+            StringBuilder row = new StringBuilder("| " + side + " |");
+            for (int r : RATES) {
+                List<double[]> q = LATENCY.get(side).get(r);
+                row.append(String.format(" %.3f | %.3f |", q.stream().mapToDouble(x -> x[0]).average().orElse(Double.NaN),
+                        q.stream().mapToDouble(x -> x[1]).average().orElse(Double.NaN)));
+            }
+            row.append(String.format(" %,.0f |", mean(THROUGHPUT.get(side))));
+            System.out.println(row);
+        }
+        String ours = "JetStream @100 ms (default)";
+        System.out.println();
+        for (int r : RATES) {
+            double p50 = LATENCY.get(ours).get(r).stream().mapToDouble(x -> x[0]).average().orElse(Double.NaN);
+            double stock1 = LATENCY.get("stock @1 ms").get(r).stream().mapToDouble(x -> x[0]).average().orElse(Double.NaN);
+            double stock100 = LATENCY.get("stock @100 ms").get(r).stream().mapToDouble(x -> x[0]).average().orElse(Double.NaN);
+            System.out.printf("p50 @%,d rec/s: JetStream / stock@1ms = %.2f; JetStream / stock@100ms = %.3f%n", r, p50 / stock1,
+                    p50 / stock100);
+        }
+        System.out.printf("max throughput: JetStream / stock@100ms = %.3f; stock@1ms / stock@100ms = %.3f; stock@0ms / stock@100ms = %.3f%n",
+                mean(THROUGHPUT.get(ours)) / mean(THROUGHPUT.get("stock @100 ms")),
+                mean(THROUGHPUT.get("stock @1 ms")) / mean(THROUGHPUT.get("stock @100 ms")),
+                mean(THROUGHPUT.get("stock @0 ms")) / mean(THROUGHPUT.get("stock @100 ms")));
+    }
+}

@@ -1,0 +1,184 @@
+package io.jetstream.flink.flush;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jetstream.core.batch.BatchSettings;
+import io.jetstream.core.qos.QosOptions;
+import io.jetstream.core.qos.QosSettings;
+import io.jetstream.core.config.ConfigScope;
+import io.jetstream.core.config.JetStreamConfig;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The per-subpartition flush decisions in virtual time, over a queue that behaves as Flink's
+ * pipelined subpartition does for flush control: written bytes wait until flushed, a consumer takes
+ * flushed bytes at a given speed.
+ */
+class PartitionFlushControlTest {
+    private static final long US = 1_000;
+    private static final long MS = 1_000_000;
+    private static final int RECORD = 20;
+
+    /** One subpartition's queue: written, flushed, taken byte counts; a consumer draining at a rate. */
+    private static final class Queue implements FlushTarget {
+        long written;
+        long flushed;
+        double taken;
+        long flushes;
+        final double bytesPerNano;
+
+        Queue(double bytesPerSecond) {
+            this.bytesPerNano = bytesPerSecond / 1e9;
+        }
+
+        void advance(long nanos) {
+            taken = Math.min(flushed, taken + nanos * bytesPerNano);
+        }
+
+        @Override
+        public int numberOfSubpartitions() {
+            return 1;
+        }
+
+        @Override
+        public void flush(int i) {
+            if (flushed < written) {
+                flushes++;
+            }
+            flushed = written;
+        }
+
+        @Override
+        public long bytesInQueue(int i) {
+            return written - (long) taken;
+        }
+    }
+
+    private long now;
+
+    private PartitionFlushControl control(Queue q, double maxDelayMs) {
+        FlushSettings settings = new FlushSettings(true, (long) (maxDelayMs * MS), 50e-6, true, 5 * MS,
+                BatchSettings.defaults(), QosSettings.from(JetStreamConfig.load(ConfigScope.FLINK, Map.of(), QosOptions.GROUP)));
+        return new PartitionFlushControl("test", q, settings, () -> now, deadline -> {});
+    }
+
+    /** Runs {@code records} at {@code rate}, calling the flusher every {@code tickNanos}; returns the longest wait. */
+    private long run(PartitionFlushControl c, Queue q, double rate, int records, long tickNanos) {
+        long gap = (long) (1e9 / rate);
+        long nextTick = now + tickNanos;
+        long longestUnflushed = 0;
+        long oldestUnflushed = -1;
+        for (int r = 0; r < records; r++) {
+            long until = now + gap;
+            while (nextTick <= until) {
+                q.advance(nextTick - now);
+                now = nextTick;
+                c.onDeadline(now);
+                nextTick += tickNanos;
+                if (q.flushed == q.written) {
+                    oldestUnflushed = -1;
+                }
+            }
+            q.advance(until - now);
+            now = until;
+            q.written += RECORD;
+            if (oldestUnflushed < 0) {
+                oldestUnflushed = now;
+            }
+            c.onRecord(0, RECORD);
+            if (q.flushed == q.written) {
+                longestUnflushed = Math.max(longestUnflushed, now - oldestUnflushed);
+                oldestUnflushed = -1;
+            } else {
+                longestUnflushed = Math.max(longestUnflushed, now - oldestUnflushed);
+            }
+        }
+        return longestUnflushed;
+    }
+
+    @Test
+    void lowRateFlushesEveryRecordAtOnce() {
+        Queue q = new Queue(50e6);
+        PartitionFlushControl c = control(q, 1);
+        run(c, q, 500, 500, MS);
+        assertEquals(q.written, q.flushed, "nothing left pending");
+        assertTrue(c.flushes(PartitionFlushControl.Reason.SIZE) >= 490, "a flush per record: " + c.flushes(PartitionFlushControl.Reason.SIZE));
+        assertEquals(0, c.flushes(PartitionFlushControl.Reason.DEADLINE));
+    }
+
+    @Test
+    void highRateBatchesWithinTheBound() {
+        Queue q = new Queue(50e6);
+        PartitionFlushControl c = control(q, 1);
+        long longest = run(c, q, 500_000, 100_000, 100 * US);
+        long flushes = q.flushes;
+        assertTrue(flushes < 100_000 / 10, "batches of more than 10 records on average: " + flushes + " flushes");
+        assertTrue(longest <= 1 * MS + 100 * US, "no record waited much past the bound (flusher tick 100 us): " + longest);
+        assertTrue(c.flushes(PartitionFlushControl.Reason.SIZE) > 0);
+    }
+
+    @Test
+    void slowConsumerGetsLargerBatchesAndNothingIsHeldBeyondTheBound() {
+        Queue fast = new Queue(50e6);
+        PartitionFlushControl onFast = control(fast, 2);
+        run(onFast, fast, 20_000, 40_000, 200 * US);
+        now = 0;
+        Queue slow = new Queue(500e3); // 500 kB/s against 400 kB/s of records: busy most of the time
+        PartitionFlushControl onSlow = control(slow, 2);
+        long longest = run(onSlow, slow, 20_000, 40_000, 200 * US);
+        assertTrue(slow.flushes < fast.flushes * 3 / 4,
+                "slow drain measured, batches grow: " + slow.flushes + " vs " + fast.flushes + " flushes");
+        assertTrue(longest <= 2 * MS + 200 * US, "bounded wait: " + longest);
+    }
+
+    @Test
+    void idleConsumerGetsPendingRecordsAtTheNextTick() {
+        Queue q = new Queue(50e6);
+        PartitionFlushControl c = control(q, 50);
+        run(c, q, 200_000, 20_000, 50 * US); // the oracle now batches
+        long before = c.flushes(PartitionFlushControl.Reason.IDLE);
+        // A burst ends: a few records pending, the consumer has taken everything.
+        for (int i = 0; i < 3; i++) {
+            q.written += RECORD;
+            c.onRecord(0, RECORD);
+        }
+        q.advance(10 * US);
+        now += 10 * US;
+        c.onDeadline(now);
+        assertEquals(q.written, q.flushed, "idle consumer: pending records leave at once, not at the 50 ms bound");
+        assertTrue(c.flushes(PartitionFlushControl.Reason.IDLE) > before);
+    }
+
+    @Test
+    void flinkFlushesPassThroughAndResetThePendingBatch() {
+        Queue q = new Queue(50e6);
+        PartitionFlushControl c = control(q, 50);
+        run(c, q, 200_000, 20_000, 50 * US);
+        q.written += RECORD;
+        c.onRecord(0, RECORD);
+        q.flush(0);
+        c.onFlinkFlushAll(); // Flink's buffer timeout
+        long deadlineFlushes = c.flushes(PartitionFlushControl.Reason.DEADLINE);
+        now += 100 * MS;
+        c.onDeadline(now);
+        assertEquals(deadlineFlushes, c.flushes(PartitionFlushControl.Reason.DEADLINE), "nothing left to flush");
+        assertTrue(c.flushes(PartitionFlushControl.Reason.FLINK) > 0);
+    }
+
+    @Test
+    void aFlushedBatchIsNotFlushedAgainAndTheFlusherDoesNotSpin() {
+        Queue q = new Queue(0.001); // a consumer that takes nothing: back-pressure
+        PartitionFlushControl c = control(q, 1);
+        run(c, q, 1_000_000, 5_000, 100 * US);
+        q.written += RECORD;
+        c.onRecord(0, RECORD);
+        now += 2 * MS;
+        c.onDeadline(now);
+        long flushes = q.flushes;
+        long next = c.onDeadline(now + 1);
+        assertEquals(flushes, q.flushes, "flushed once");
+        assertTrue(next - now > 1 * MS / 2, "no deadline in the past for a batch already flushed: " + (next - now));
+    }
+}
