@@ -39,7 +39,9 @@ public final class FlushOptions {
             "flush.idle.enabled", true,
             "When the flusher thread finds a subpartition whose consumer has taken everything flushed so "
                     + "far, its pending records leave at once instead of waiting for the size target or the "
-                    + "deadline (a batch only pays off while the channel is busy).");
+                    + "deadline (a batch only pays off while the channel is busy), at most once per 10 flush costs "
+                    + "(`flush.flush-cost-us`) per subpartition, so that at high rates buffers fill rather than leave "
+                    + "with a few records each.");
 
     public static final ConfigOption<Long> DRAIN_WINDOW_MS = ConfigOption.longOption(
             "flush.drain.window-ms", 20, 1, 60_000,

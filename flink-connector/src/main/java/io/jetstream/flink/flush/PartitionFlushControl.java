@@ -29,7 +29,11 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link Reason#DEADLINE}: on the flusher thread, when the oldest pending record has waited the
  *       policy's deadline (at most {@code flush.max-delay-ms});
  *   <li>{@link Reason#IDLE}: on the flusher thread, when the consumer has taken everything flushed
- *       before (nothing gains from waiting);
+ *       before (nothing gains from waiting), at most once per {@value #IDLE_FLUSH_SPACING_COSTS} flush
+ *       costs per subpartition: flushes on an idle consumer then spend at most a tenth of the channel's
+ *       time on their fixed cost, so at low rates every record leaves at once, and at high rates
+ *       (where a fast consumer is idle between every two flushes) buffers fill instead of leaving
+ *       with a few records each;
  *   <li>{@link Reason#FLINK}: Flink's own flushes (its buffer-timeout thread, {@code flush(i)} with a
  *       timeout of 0, events and barriers), which always pass through and are only counted.
  * </ul>
@@ -56,6 +60,8 @@ public final class PartitionFlushControl implements DeadlineFlusher.Client {
     /** What is assumed of a record until measured. */
     private static final double PRIOR_RATE = 1_000;
     private static final double PRIOR_RECORD_BYTES = 100;
+    /** Shortest spacing of two idle flushes of one subpartition, in flush costs ({@code flush.flush-cost-us}). */
+    static final int IDLE_FLUSH_SPACING_COSTS = 10;
 
     private final FlushTarget delegate;
     private final LongSupplier clock;
@@ -66,6 +72,7 @@ public final class PartitionFlushControl implements DeadlineFlusher.Client {
     /** Flushes by others than the task thread (flusher, Flink's timer), per subpartition. */
     private final AtomicLongArray epochs;
     private final boolean idleFlush;
+    private final long idleFlushSpacingNanos;
     private final String name;
 
     // Counted by their one writer thread each (task: SIZE; flusher: DEADLINE, IDLE); FLINK by several.
@@ -92,6 +99,7 @@ public final class PartitionFlushControl implements DeadlineFlusher.Client {
         this.maxDelayNanos = settings.maxDelayNanos();
         this.flushCostSeconds = settings.flushCostSeconds();
         this.idleFlush = settings.idleFlush();
+        this.idleFlushSpacingNanos = (long) (settings.flushCostSeconds() * 1e9 * IDLE_FLUSH_SPACING_COSTS);
         int n = delegate.numberOfSubpartitions();
         this.subpartitions = new Subpartition[n];
         this.epochs = new AtomicLongArray(n);
@@ -226,13 +234,18 @@ public final class PartitionFlushControl implements DeadlineFlusher.Client {
                 continue;
             }
             Reason reason = null;
+            long idleAllowedAt = s.lastIdleFlushNanos + idleFlushSpacingNanos;
             if (s.policy.isDue(now)) {
                 reason = Reason.DEADLINE;
-            } else if (idleFlush && waiting <= 0) {
+            } else if (idleFlush && waiting <= 0 && now - idleAllowedAt >= 0) {
                 reason = Reason.IDLE;
+                s.lastIdleFlushNanos = now;
             }
             if (reason == null) {
                 long d = s.policy.deadlineNanos();
+                if (idleFlush && waiting <= 0 && idleAllowedAt - d < 0) {
+                    d = idleAllowedAt; // idle now, but the last idle flush was too recent: look again then
+                }
                 if (d - next < 0) {
                     next = d;
                 }
@@ -326,6 +339,7 @@ public final class PartitionFlushControl implements DeadlineFlusher.Client {
         final DrainMeter drain;
         long flushedOldest = FlushPolicy.NO_DEADLINE;
         int flushedRecords;
+        long lastIdleFlushNanos = Long.MIN_VALUE / 2;
         /** The link measured by the flusher, published to the task thread by {@link #linkVersion}. */
         volatile ThroughputCurve link;
         volatile int linkVersion;

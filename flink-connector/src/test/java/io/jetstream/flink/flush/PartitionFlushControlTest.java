@@ -134,21 +134,36 @@ class PartitionFlushControlTest {
     }
 
     @Test
-    void idleConsumerGetsPendingRecordsAtTheNextTick() {
+    void afterABurstThePendingRecordsLeaveWithinTheIdleSpacing() {
         Queue q = new Queue(50e6);
         PartitionFlushControl c = control(q, 50);
         run(c, q, 200_000, 20_000, 50 * US); // the oracle now batches
-        long before = c.flushes(PartitionFlushControl.Reason.IDLE);
-        // A burst ends: a few records pending, the consumer has taken everything.
-        for (int i = 0; i < 3; i++) {
+        long before = c.flushes(PartitionFlushControl.Reason.IDLE) + c.flushes(PartitionFlushControl.Reason.DEADLINE);
+        // A burst ends: a few records pending (below the size target), the consumer has taken everything.
+        for (int i = 0; i < 3 || q.flushed == q.written; i++) {
             q.written += RECORD;
             c.onRecord(0, RECORD);
         }
-        q.advance(10 * US);
-        now += 10 * US;
+        // The next tick once the idle flushes' spacing (10 flush costs) has passed since the last one.
+        long spacing = (long) (50e-6 * 1e9) * PartitionFlushControl.IDLE_FLUSH_SPACING_COSTS;
+        q.advance(spacing);
+        now += spacing;
         c.onDeadline(now);
-        assertEquals(q.written, q.flushed, "idle consumer: pending records leave at once, not at the 50 ms bound");
-        assertTrue(c.flushes(PartitionFlushControl.Reason.IDLE) > before);
+        assertEquals(q.written, q.flushed, "idle consumer: pending records leave within the idle spacing, not at the 50 ms bound");
+        assertTrue(c.flushes(PartitionFlushControl.Reason.IDLE) + c.flushes(PartitionFlushControl.Reason.DEADLINE) > before,
+                "the flusher sent them (idle consumer, or the short deadline of a batch sized for 200,000 records/s)");
+    }
+
+    @Test
+    void idleFlushesOfAFastConsumerAreSpacedSoThatBuffersFillAtHighRates() {
+        Queue q = new Queue(1e9); // takes every flush at once: idle at every flusher tick
+        PartitionFlushControl c = control(q, 50);
+        run(c, q, 1_000_000, 100_000, 20 * US); // 100 ms, a flusher tick every 20 us
+        long spacing = (long) (50e-6 * 1e9) * PartitionFlushControl.IDLE_FLUSH_SPACING_COSTS;
+        long idle = c.flushes(PartitionFlushControl.Reason.IDLE);
+        assertTrue(idle > 0, "the idle rule still flushes");
+        assertTrue(idle <= 100 * MS / spacing + 2, idle + " idle flushes in 100 ms: at most one per " + spacing + " ns");
+        assertTrue(q.flushes < 100_000 / 20, "batches of more than 20 records on average: " + q.flushes + " flushes");
     }
 
     @Test
@@ -156,8 +171,11 @@ class PartitionFlushControlTest {
         Queue q = new Queue(50e6);
         PartitionFlushControl c = control(q, 50);
         run(c, q, 200_000, 20_000, 50 * US);
-        q.written += RECORD;
-        c.onRecord(0, RECORD);
+        for (int i = 0; i < 2; i++) { // the first may complete the open batch (a size flush); the second opens one
+            q.written += RECORD;
+            c.onRecord(0, RECORD);
+        }
+        assertTrue(q.flushed < q.written, "a record pending");
         q.flush(0);
         c.onFlinkFlushAll(); // Flink's buffer timeout
         long deadlineFlushes = c.flushes(PartitionFlushControl.Reason.DEADLINE);
