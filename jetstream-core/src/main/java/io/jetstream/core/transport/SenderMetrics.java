@@ -1,8 +1,11 @@
 package io.jetstream.core.transport;
 
+import io.jetstream.core.batch.FlushPolicy;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Counters of one sending stream (the update methods are the transport's), updated once per batch (never per record) by the thread that
@@ -29,8 +32,18 @@ public final class SenderMetrics {
     private final AtomicLong ringFallbacks = new AtomicLong();
 
     /** A batch was sealed. */
-    public void onSealed(int records, long bytes) {
+    /** Batches sealed per {@link FlushPolicy.Reason}: why data left. */
+    private final AtomicLongArray sealedBy =
+            new AtomicLongArray(FlushPolicy.Reason.values().length);
+
+    /** Batches sealed for {@code reason} so far. */
+    public long batchesSealed(FlushPolicy.Reason reason) {
+        return sealedBy.get(reason.ordinal());
+    }
+
+    public void onSealed(int records, long bytes, FlushPolicy.Reason reason) {
         batchesSealed.incrementAndGet();
+        sealedBy.incrementAndGet(reason.ordinal());
         recordsSealed.addAndGet(records);
         bytesSealed.addAndGet(bytes);
         lastBatchRecords.lazySet(records);
@@ -160,6 +173,9 @@ public final class SenderMetrics {
     public Map<String, Long> snapshot() {
         Map<String, Long> m = new LinkedHashMap<>();
         m.put("batches-sealed", batchesSealed());
+        for (FlushPolicy.Reason r : FlushPolicy.Reason.values()) {
+            m.put("batches-sealed-" + r.name().toLowerCase(Locale.ROOT).replace('_', '-'), sealedBy.get(r.ordinal()));
+        }
         m.put("records-sealed", recordsSealed());
         m.put("bytes-sealed", bytesSealed());
         m.put("batches-sent", batchesSent());

@@ -331,7 +331,7 @@ public final class RecordAccumulator implements Outbox.DrainListener {
             qos.onBufferLifetime(now - policy.pendingSinceNanos());
         }
         policy.onFlush(reason);
-        metrics.onSealed(records, frame.readableBytes());
+        metrics.onSealed(records, frame.readableBytes(), reason);
         if (controller != null) {
             sendDueProbe(now); // before the frame: onto a link the controller expects quiet
         }
