@@ -47,7 +47,9 @@ public interface OutboundStream extends AutoCloseable {
     /**
      * The producer has nothing more to offer for now (the end of one Storm {@code send()}): the flush
      * policy may send what is pending at once rather than wait for its batch to fill, when waiting
-     * would only leave the link idle.
+     * would only leave the link idle. A producer that calls it hands over its records in sends: in
+     * adaptive mode the records of one send then travel together (the size target is checked at the
+     * end of the send; only a full frame splits a send).
      */
     void endOfSend();
 

@@ -145,4 +145,41 @@ class EndOfSendTest {
         assertEquals(0, written.size(), () -> reasons(policy));
         assertEquals(1, policy.pendingRecords());
     }
+
+    @Test
+    void theRecordsOfOneSendTravelInOneBatchWhenTheyPassTheTarget() {
+        FlushPolicy policy = policy();
+        RecordAccumulator accumulator = accumulator(policy, slowLinkJustUsed(policy, clock.get()));
+        policy.setTargets(3 * RECORD.length, 100_000_000L); // a small target: a few records
+        clock.addAndGet(1_000_000);
+        route.queued = 64 << 10; // the link is busy: only the size target may seal
+
+        accumulator.offer(0, RECORD, 0, RECORD.length);
+        accumulator.endOfSend(); // the producer hands over its records in sends
+        assertEquals(0, written.size(), () -> "below the target, the batch keeps filling: " + reasons(policy));
+
+        for (int i = 0; i < 40; i++) {
+            assertEquals(OutboundStream.ACCEPTED, accumulator.offer(0, RECORD, 0, RECORD.length));
+        }
+        assertEquals(0, written.size(), () -> "nothing sealed within the send: " + reasons(policy));
+        accumulator.endOfSend();
+        assertEquals(1, policy.flushes(FlushPolicy.Reason.SIZE), () -> reasons(policy));
+        assertEquals(41, written.get(written.size() - 1).records(), "the send's records and the one before, in one batch");
+    }
+
+    @Test
+    void aProducerThatNeverEndsASendIsSealedAtTheTargetAsItsRecordsCome() {
+        FlushPolicy policy = policy();
+        RecordAccumulator accumulator = accumulator(policy, slowLinkJustUsed(policy, clock.get()));
+        policy.setTargets(3 * RECORD.length, 100_000_000L);
+        clock.addAndGet(1_000_000);
+        route.queued = 64 << 10;
+
+        for (int i = 0; i < 40; i++) {
+            accumulator.offer(0, RECORD, 0, RECORD.length);
+        }
+        // 40 records of 64 B are several times any target the controller sets for them.
+        assertTrue(policy.flushes(FlushPolicy.Reason.SIZE) >= 2, () -> "sealed at the target: " + reasons(policy));
+        assertEquals(policy.flushes(FlushPolicy.Reason.SIZE), written.size(), "each sealed as its records came");
+    }
 }
