@@ -42,7 +42,8 @@ import org.apache.flink.streaming.api.functions.sink.legacy.SinkFunction;
  * second of each run is warm-up and not counted) and the unpaced maximum throughput (records over
  * the time between the sink's first and last record). Rounds alternate the order of the clusters.
  *
- * <p>Arguments (optional): {@code rounds seconds-per-rate max-records}.
+ * <p>Arguments (optional): {@code rounds seconds-per-rate max-records [key=value ...]}; the key=value pairs
+ * configure the JetStream side's cluster only (variants, e.g. {@code taskmanager.network.jetstream.flush.flush-cost-us=200}).
  */
 public final class FlinkFlushBenchmark {
     static final int[] RATES = {1_000, 10_000, 100_000};
@@ -61,11 +62,20 @@ public final class FlinkFlushBenchmark {
     /** Per side: p50/p99 (ms) per rate, throughputs (records/s) per round. */
     static final Map<String, Map<Integer, List<double[]>>> LATENCY = new LinkedHashMap<>();
     static final Map<String, List<Double>> THROUGHPUT = new LinkedHashMap<>();
+    /** Options of the JetStream side only (arguments after the third, key=value). */
+    static final Map<String, String> OURS_CONF = new LinkedHashMap<>();
 
     public static void main(String[] args) throws Exception {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 2;
         int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 4;
         long maxRecords = args.length > 2 ? Long.parseLong(args[2]) : 4_000_000;
+        for (int i = 3; i < args.length; i++) { // key=value: configuration of the JetStream side's cluster (variants)
+            int eq = args[i].indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("expected key=value, got " + args[i]);
+            }
+            OURS_CONF.put(args[i].substring(0, eq), args[i].substring(eq + 1));
+        }
         List<Side> stock = new ArrayList<>();
         for (long t : STOCK_TIMEOUTS_MS) {
             stock.add(new Side("stock @" + t + " ms", false, t));
@@ -99,6 +109,9 @@ public final class FlinkFlushBenchmark {
         Configuration conf = new Configuration();
         conf.set(ShuffleServiceOptions.SHUFFLE_SERVICE_FACTORY_CLASS, sides.get(0).jetstream()
                 ? JetStreamShuffleServiceFactory.class.getName() : NettyShuffleServiceFactory.class.getName());
+        if (sides.get(0).jetstream()) {
+            OURS_CONF.forEach(conf::setString);
+        }
         conf.set(RestOptions.BIND_PORT, "0");
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("16m"));
