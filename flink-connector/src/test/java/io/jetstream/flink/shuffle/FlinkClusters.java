@@ -43,22 +43,18 @@ final class FlinkClusters {
         return conf;
     }
 
-    /** After a cluster closed: no flusher thread of flush control is left running. */
+    /** After a cluster closed: no flusher thread of flush control is left running (each given 10 s to end). */
     static void assertNoFlusherThreads() throws InterruptedException {
         long deadline = System.nanoTime() + 10_000_000_000L;
-        while (true) {
-            java.util.List<String> left = Thread.getAllStackTraces().keySet().stream()
-                    .filter(Thread::isAlive)
-                    .map(Thread::getName)
-                    .filter(n -> n.startsWith("jetstream-flusher-" + io.jetstream.flink.flush.FlushScheduler.THREAD_NAME_PART))
-                    .toList();
-            if (left.isEmpty()) {
-                return;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("flusher threads still running after the cluster closed: " + left);
-            }
-            Thread.sleep(50);
+        java.util.List<Thread> flushers = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("jetstream-flusher-" + io.jetstream.flink.flush.FlushScheduler.THREAD_NAME_PART))
+                .toList();
+        for (Thread t : flushers) {
+            t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+        }
+        java.util.List<String> left = flushers.stream().filter(Thread::isAlive).map(Thread::getName).toList();
+        if (!left.isEmpty()) {
+            throw new AssertionError("flusher threads still running 10 s after the cluster closed: " + left);
         }
     }
 

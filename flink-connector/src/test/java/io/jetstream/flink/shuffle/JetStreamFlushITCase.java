@@ -131,7 +131,7 @@ class JetStreamFlushITCase {
             }
             RECEIVED.incrementAndGet();
             if (++seen % 200 == 0) {
-                Thread.sleep(2);
+                Thread.sleep(2); // the workload, not a wait: a slow sink, so that the job runs back-pressured
             }
             return r.f0;
         }
