@@ -46,9 +46,7 @@ final class FlinkClusters {
     /** After a cluster closed: no flusher thread of flush control is left running (each given 10 s to end). */
     static void assertNoFlusherThreads() throws InterruptedException {
         long deadline = System.nanoTime() + 10_000_000_000L;
-        java.util.List<Thread> flushers = Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.getName().startsWith("jetstream-flusher-" + io.jetstream.flink.flush.FlushScheduler.THREAD_NAME_PART))
-                .toList();
+        java.util.List<Thread> flushers = FlusherThreads.alive();
         for (Thread t : flushers) {
             t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
         }

@@ -26,12 +26,14 @@ import org.apache.flink.streaming.api.functions.sink.legacy.DiscardingSink;
 import org.apache.flink.streaming.util.TestStreamEnvironment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Flush control in the real engine (two TaskManagers of one slot each: every channel remote):
- * records intact and in order per channel under a slow consumer (back-pressure), and exactly-once
- * across an injected failure with aligned checkpoints; both with JetStream's flush decisions seen in
- * the metrics.
+ * records intact and in order per channel under a slow consumer (back-pressure) with no flusher
+ * thread spinning, and exactly-once across an injected failure with aligned and with unaligned
+ * checkpoints; all with JetStream's flush decisions seen in the metrics.
  */
 class JetStreamFlushITCase {
     private static final int PARALLELISM = 2;
@@ -41,6 +43,9 @@ class JetStreamFlushITCase {
     static final AtomicLong RECEIVED = new AtomicLong();
     static final AtomicLong VIOLATIONS = new AtomicLong();
     static final AtomicBoolean FAILED_ONCE = new AtomicBoolean();
+
+    /** The flusher threads together may use at most this share of one core while the job is back-pressured. */
+    private static final double MAX_FLUSHER_CPU_SHARE = 0.25;
 
     @Test
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
@@ -53,6 +58,7 @@ class JetStreamFlushITCase {
         Configuration conf = FlinkClusters.configuration(Shuffle.JETSTREAM);
         CollectingMetricReporter.configure(conf);
         MiniCluster cluster = FlinkClusters.start(conf);
+        FlusherThreads flushers = FlusherThreads.watch();
         try {
             TestStreamEnvironment.setAsContext(cluster, PARALLELISM);
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
@@ -68,6 +74,7 @@ class JetStreamFlushITCase {
                     .sinkTo(new org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink<>());
             env.execute("flush-fifo-backpressure");
         } finally {
+            flushers.close();
             TestStreamEnvironment.unsetAsContext();
             cluster.close();
         }
@@ -77,12 +84,17 @@ class JetStreamFlushITCase {
                 + CollectingMetricReporter.sumEndingWith("flushesDeadline")
                 + CollectingMetricReporter.sumEndingWith("flushesIdle");
         assertTrue(ours > 0, "JetStream made flush decisions: " + ours);
+        assertEquals(FlinkClusters.TASK_MANAGERS, flushers.mostAlive(), "one flusher thread per TaskManager");
+        assertTrue(flushers.cpuShareOfOneCore() < MAX_FLUSHER_CPU_SHARE,
+                "the flusher threads do not spin while the job is back-pressured: they used "
+                        + flushers.cpuShareOfOneCore() + " of one core");
         FlinkClusters.assertNoFlusherThreads();
     }
 
-    @Test
+    @ParameterizedTest(name = "unaligned={0}")
+    @ValueSource(booleans = {false, true})
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
-    void exactlyOnceAcrossAFailureWithAlignedCheckpoints() throws Exception {
+    void exactlyOnceAcrossAFailure(boolean unaligned) throws Exception {
         long records = 40_000;
         FAILED_ONCE.set(false);
         CollectingMetricReporter.reset();
@@ -94,7 +106,7 @@ class JetStreamFlushITCase {
         MiniCluster cluster = FlinkClusters.start(conf);
         Map<Integer, Long> sums;
         try {
-            sums = KeyedSumJob.runWithFailure(cluster, records, 20_000, 100, records / 2);
+            sums = KeyedSumJob.runWithFailure(cluster, records, 20_000, 100, records / 2, unaligned);
         } finally {
             cluster.close();
         }
@@ -114,7 +126,11 @@ class JetStreamFlushITCase {
         }
     }
 
-    /** Checks integrity and per-channel order; sleeps a little every 200 records (back-pressure). */
+    /**
+     * Checks integrity and per-channel order; sleeps 2 ms every 20 records, so that a subtask takes at
+     * most 10,000 records/s and the two together less than the source's 30,000/s: the job runs
+     * back-pressured.
+     */
     static final class SlowCheckingMap extends RichMapFunction<Tuple2<Integer, Tuple3<Long, Long, Long>>, Long> {
         private long seen;
 
@@ -130,7 +146,7 @@ class JetStreamFlushITCase {
                 VIOLATIONS.incrementAndGet();
             }
             RECEIVED.incrementAndGet();
-            if (++seen % 200 == 0) {
+            if (++seen % 20 == 0) {
                 Thread.sleep(2); // the workload, not a wait: a slow sink, so that the job runs back-pressured
             }
             return r.f0;

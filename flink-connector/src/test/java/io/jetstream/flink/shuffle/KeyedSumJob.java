@@ -3,6 +3,7 @@ package io.jetstream.flink.shuffle;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -52,10 +53,23 @@ final class KeyedSumJob {
             double recordsPerSecond,
             long checkpointIntervalMs,
             boolean unaligned) throws Exception {
+        return run(cluster, mode, records, recordsPerSecond, checkpointIntervalMs, unaligned, env -> {});
+    }
+
+    /** {@link #run} with the environment further configured by {@code configure} (e.g. a buffer timeout). */
+    static Map<Integer, Long> run(
+            MiniCluster cluster,
+            RuntimeExecutionMode mode,
+            long records,
+            double recordsPerSecond,
+            long checkpointIntervalMs,
+            boolean unaligned,
+            Consumer<StreamExecutionEnvironment> configure) throws Exception {
         TestStreamEnvironment.setAsContext(cluster, PARALLELISM);
         try {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             env.setRuntimeMode(mode);
+            configure.accept(env);
             if (checkpointIntervalMs > 0) {
                 env.enableCheckpointing(checkpointIntervalMs);
                 env.getCheckpointConfig().enableUnalignedCheckpoints(unaligned);
@@ -81,17 +95,17 @@ final class KeyedSumJob {
     }
 
     /**
-     * The streaming job with aligned checkpoints and one injected failure: the map before the hash
+     * The streaming job with aligned or unaligned checkpoints and one injected failure: the map before the hash
      * exchange throws once, after {@code failAfter} records in subtask 0 and a completed checkpoint.
      */
     static Map<Integer, Long> runWithFailure(MiniCluster cluster, long records, double recordsPerSecond,
-            long checkpointIntervalMs, long failAfter) throws Exception {
+            long checkpointIntervalMs, long failAfter, boolean unaligned) throws Exception {
         TestStreamEnvironment.setAsContext(cluster, PARALLELISM);
         try {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             env.setRuntimeMode(RuntimeExecutionMode.STREAMING);
             env.enableCheckpointing(checkpointIntervalMs);
-            env.getCheckpointConfig().enableUnalignedCheckpoints(false);
+            env.getCheckpointConfig().enableUnalignedCheckpoints(unaligned);
             DataGeneratorSource<Long> source = new DataGeneratorSource<>(
                     index -> index, records, RateLimiterStrategy.perSecond(recordsPerSecond), Types.LONG);
             Map<Integer, Long> finalSums = new HashMap<>();
