@@ -3,13 +3,9 @@ package org.apache.flink.test.checkpointing;
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.jetstream.flink.shuffle.JetStreamShuffleServiceFactory;
-import java.io.File;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobExecutionResult;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.runtime.shuffle.ShuffleServiceOptions;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -37,7 +33,7 @@ class JetStreamUnalignedCheckpointITCase extends UnalignedCheckpointTestBase {
     void everyRecordExactlyOnceAndInOrderAcrossFailovers(
             UnalignedCheckpointITCase.Topology topology, int parallelism, ChannelType channels, TestInfo test)
             throws Exception {
-        settings = new OnJetStream(topology)
+        settings = new JetStreamUnalignedSettings(topology)
                 .setParallelism(parallelism)
                 .setChannelTypes(channels)
                 .setExpectedFailures(EXPECTED_FAILURES)
@@ -56,19 +52,5 @@ class JetStreamUnalignedCheckpointITCase extends UnalignedCheckpointTestBase {
                 () -> assertEquals(0L, (Long) result.getAccumulatorResult(NUM_LOST), "records lost"),
                 () -> assertEquals(settings.expectedFailures, (int) (Integer) result.getAccumulatorResult(NUM_FAILURES),
                         "failovers the suite injected"));
-    }
-
-    /** The suite's settings with JetStream's shuffle service factory in place of Flink's test factory. */
-    private static final class OnJetStream extends UnalignedSettings {
-        OnJetStream(DagCreator topology) {
-            super(topology);
-        }
-
-        @Override
-        public Configuration getConfiguration(File checkpointDir) {
-            Configuration conf = super.getConfiguration(checkpointDir);
-            conf.set(ShuffleServiceOptions.SHUFFLE_SERVICE_FACTORY_CLASS, JetStreamShuffleServiceFactory.class.getName());
-            return conf;
-        }
     }
 }
