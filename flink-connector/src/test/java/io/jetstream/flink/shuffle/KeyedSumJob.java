@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.state.CheckpointListener;
@@ -95,11 +96,20 @@ final class KeyedSumJob {
     }
 
     /**
-     * The streaming job with aligned or unaligned checkpoints and one injected failure: the map before the hash
-     * exchange throws once, after {@code failAfter} records in subtask 0 and a completed checkpoint.
+     * The streaming job with aligned or unaligned checkpoints and one injected failure: the map before
+     * the hash exchange throws once, after {@code failAfter} records in subtask 0 and a completed checkpoint.
      */
     static Map<Integer, Long> runWithFailure(MiniCluster cluster, long records, double recordsPerSecond,
             long checkpointIntervalMs, long failAfter, boolean unaligned) throws Exception {
+        return runCheckpointed(cluster, records, recordsPerSecond, checkpointIntervalMs, unaligned, new FailingOnce(failAfter));
+    }
+
+    /**
+     * The streaming job with checkpoints, whose map before the hash exchange is {@code keying} (which
+     * must map i to (i % KEYS, i)): where a test injects failures or watches the job's progress.
+     */
+    static Map<Integer, Long> runCheckpointed(MiniCluster cluster, long records, double recordsPerSecond,
+            long checkpointIntervalMs, boolean unaligned, MapFunction<Long, Tuple2<Integer, Long>> keying) throws Exception {
         TestStreamEnvironment.setAsContext(cluster, PARALLELISM);
         try {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
@@ -111,11 +121,11 @@ final class KeyedSumJob {
             Map<Integer, Long> finalSums = new HashMap<>();
             try (CloseableIterator<Tuple2<Integer, Long>> results = env
                     .fromSource(source, WatermarkStrategy.noWatermarks(), "numbers")
-                    .map(new FailingOnce(failAfter))
+                    .map(keying)
                     .returns(Types.TUPLE(Types.INT, Types.LONG))
                     .keyBy(t -> t.f0)
                     .reduce((a, b) -> Tuple2.of(a.f0, a.f1 + b.f1))
-                    .executeAndCollect("keyed-sum-with-failure")) {
+                    .executeAndCollect("keyed-sum-checkpointed")) {
                 results.forEachRemaining(t -> finalSums.merge(t.f0, t.f1, Math::max));
             }
             return finalSums;
