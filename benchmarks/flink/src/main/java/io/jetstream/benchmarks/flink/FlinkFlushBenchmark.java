@@ -1,5 +1,6 @@
 package io.jetstream.benchmarks.flink;
 
+import io.jetstream.core.plot.Chart;
 import io.jetstream.flink.shuffle.JetStreamShuffleServiceFactory;
 import java.time.Duration;
 import java.time.LocalDate;
@@ -102,6 +103,7 @@ public final class FlinkFlushBenchmark {
             }
         }
         print(rounds, seconds, maxRecords, (System.nanoTime() - started) / 1e9);
+        plot();
         System.exit(0);
     }
 
@@ -216,6 +218,35 @@ public final class FlinkFlushBenchmark {
                 }
             }
         }
+    }
+
+    /**
+     * {@code docs/img/flink-tradeoff.png} (when {@code jetstream.plots.dir} is set, as the flink-bench
+     * profile does): p50 against the rate per side, and each side's p50 at the lowest rate against its
+     * maximum throughput, the trade-off a user picks a buffer timeout on.
+     */
+    private static void plot() throws java.io.IOException {
+        Chart.Panel latency = new Chart.Panel("p50 latency by offered rate", "log10 rate (records/s)", "p50 (ms)", true);
+        Chart.Panel tradeOff = new Chart.Panel(String.format("p50 @%,d rec/s against maximum throughput", RATES[0]),
+                "maximum throughput (thousand records/s)", String.format("p50 @%,d rec/s (ms)", RATES[0]), true);
+        for (String side : LATENCY.keySet()) {
+            double[] x = new double[RATES.length];
+            double[] y = new double[RATES.length];
+            for (int i = 0; i < RATES.length; i++) {
+                x[i] = Math.log10(RATES[i]);
+                y[i] = p50(side, RATES[i]);
+            }
+            latency.line(side, x, y);
+            double thr = mean(THROUGHPUT.get(side)) / 1e3;
+            double low = p50(side, RATES[0]);
+            // A point: a short horizontal tick at (throughput, p50).
+            tradeOff.line(side, new double[] {thr * 0.98, thr * 1.02}, new double[] {low, low});
+        }
+        Chart.write("flink-tradeoff.png", 2, List.of(latency, tradeOff));
+    }
+
+    private static double p50(String side, int rate) {
+        return LATENCY.get(side).get(rate).stream().mapToDouble(x -> x[0]).average().orElse(Double.NaN);
     }
 
     private static double mean(List<Double> values) {
