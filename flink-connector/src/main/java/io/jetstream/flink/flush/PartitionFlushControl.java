@@ -40,8 +40,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading contract. The task thread calls {@link #onRecord}, {@link #onBroadcastRecord},
  * {@link #onFlinkFlush(int)} and {@link #onEvent}: per record a clock read and plain field updates of
- * the subpartition's policy and monitor, one volatile read of the subpartition's flush epoch and one of
- * its link version; no lock, no allocation (the oracle decides, allocating, once per decision interval
+ * the subpartition's policy and monitor, one volatile read of the subpartition's flush epoch, one of
+ * its link version and one of the partition's back-pressure count ({@link #onUnavailable}, any
+ * thread); no lock, no allocation (the oracle decides, allocating, once per decision interval
  * or rate step). The flusher thread calls {@link #onDeadline}; it flushes with the delegate's
  * {@code flush(i)}, which Flink makes safe from any thread (the subpartition's queue lock), and tells
  * the task thread by advancing the subpartition's epoch, on which the task thread resets the policy
@@ -80,6 +81,13 @@ public final class PartitionFlushControl implements DeadlineFlusher.Client {
     final FlushStats deadline = new FlushStats();
     final FlushStats idle = new FlushStats();
     final FlushStats flink = new FlushStats();
+
+    /**
+     * Times the partition was found without a free buffer ({@link #onUnavailable}, any thread); each
+     * subpartition's policy hears of it at its next record. Written racily: a lost increment only
+     * delays the signal to the next one.
+     */
+    private volatile int unavailable;
 
     private volatile boolean closed;
     private volatile Runnable onClose = () -> {};
@@ -141,6 +149,11 @@ public final class PartitionFlushControl implements DeadlineFlusher.Client {
             s.seenEpoch = epoch;
             s.policy.onFlush(FlushPolicy.Reason.EXPLICIT); // someone else flushed what was pending
         }
+        int pushedBack = unavailable;
+        if (pushedBack != s.seenUnavailable) {
+            s.seenUnavailable = pushedBack;
+            s.controller.onBackPressure(now);
+        }
         int version = s.linkVersion;
         if (version != s.seenLinkVersion) {
             s.seenLinkVersion = version;
@@ -191,6 +204,18 @@ public final class PartitionFlushControl implements DeadlineFlusher.Client {
             }
             s.policy.onFlush(FlushPolicy.Reason.EXPLICIT);
         }
+    }
+
+    /**
+     * The partition had no free buffer when its task asked ({@code isAvailable()} false): the task
+     * is back-pressured and its records come in bursts between waits, so the rate measured over
+     * the last records says nothing of its demand. Each subpartition's controller then decides, until
+     * a decision interval passes without this, for more demand than it measures (core's
+     * {@code BatchController.onBackPressure}); without it the gaps of the waits read as a low rate
+     * and the bursts leave a record or two per flush. Any thread; a volatile increment.
+     */
+    public void onUnavailable() {
+        unavailable = unavailable + 1;
     }
 
     // ------------------------------------------------------------------ Flink's buffer-timeout thread
@@ -332,6 +357,7 @@ public final class PartitionFlushControl implements DeadlineFlusher.Client {
         long written;
         long seenEpoch;
         int seenLinkVersion;
+        int seenUnavailable;
         volatile long decisions;
         ChannelMeasurements qos;
 

@@ -156,17 +156,29 @@ public class JetStreamResultPartition extends ResultPartition {
 
     @Override
     public CompletableFuture<?> getAvailableFuture() {
-        return delegate.getAvailableFuture();
+        CompletableFuture<?> available = delegate.getAvailableFuture();
+        if (flushControl != null && !available.isDone()) {
+            flushControl.onUnavailable();
+        }
+        return available;
     }
 
     @Override
     public boolean isAvailable() {
-        return delegate.isAvailable();
+        boolean available = delegate.isAvailable();
+        if (flushControl != null && !available) {
+            flushControl.onUnavailable();
+        }
+        return available;
     }
 
     @Override
     public boolean isApproximatelyAvailable() {
-        return delegate.isApproximatelyAvailable();
+        boolean available = delegate.isApproximatelyAvailable();
+        if (flushControl != null && !available) {
+            flushControl.onUnavailable();
+        }
+        return available;
     }
 
     @Override

@@ -98,6 +98,39 @@ class PartitionFlushControlTest {
         return longestUnflushed;
     }
 
+    /**
+     * A back-pressured producer: bursts of 200 records 200 ns apart, then a 5 ms wait for a buffer,
+     * 40 times; the flusher ticks every 100 µs. Returns records per flush with data.
+     */
+    private double burstsBetweenWaits(boolean signalled) {
+        Queue q = new Queue(50e6);
+        PartitionFlushControl c = control(q, 1.0);
+        int records = 0;
+        for (int burst = 0; burst < 40; burst++) {
+            if (signalled && burst > 0) {
+                c.onUnavailable(); // the task found no buffer before this burst
+            }
+            run(c, q, 5e6, 200, 100 * US);
+            records += 200;
+            long waitUntil = now + 5 * MS;
+            while (now < waitUntil) {
+                q.advance(100 * US);
+                now += 100 * US;
+                c.onDeadline(now);
+            }
+        }
+        return (double) records / q.flushes;
+    }
+
+    @Test
+    void aBackPressuredProducersBurstsLeaveInBatchesNotARecordOrTwoPerFlush() {
+        double unsignalled = burstsBetweenWaits(false);
+        now = 0;
+        double signalled = burstsBetweenWaits(true);
+        assertTrue(unsignalled < 5, "without the signal the waits read as a low rate: " + unsignalled + " records per flush");
+        assertTrue(signalled >= 20, "told of the back-pressure, the bursts leave in batches: " + signalled + " records per flush");
+    }
+
     @Test
     void lowRateFlushesEveryRecordAtOnce() {
         Queue q = new Queue(50e6);
