@@ -490,7 +490,7 @@ public final class RingService implements AutoCloseable {
 
     private void onHello(int from) {
         try {
-            RingPeer peer = peerFor(from, null, false);
+            RingPeer peer = peerFor(from, InetSocketAddress.createUnresolved("localhost", from), false);
             peer.established.complete(null);
             sendControl(peer, HELLO_ACK, CONNECTION_HANDLE, 0, 0, 0, null);
         } catch (RuntimeException e) {
@@ -651,7 +651,7 @@ public final class RingService implements AutoCloseable {
             BufferAndBacklog next;
             int subpartitionId;
             try {
-                subpartitionId = reader.view.peekNextBufferSubpartitionId();
+                subpartitionId = reader.peekNextBufferSubpartitionId();
                 next = reader.next();
             } catch (Throwable t) {
                 peer.readers.remove(reader.handle);

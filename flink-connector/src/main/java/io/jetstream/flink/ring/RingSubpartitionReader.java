@@ -38,6 +38,8 @@ final class RingSubpartitionReader implements BufferAvailabilityListener, Partit
     final ResultPartitionID partitionId;
     final ResultSubpartitionIndexSet indexSet;
     private final int initialCredit;
+    /** The one subpartition this reader serves, or -1 when it serves several (the view then says). */
+    private final int singleSubpartition;
     private final RingService service;
     private final InputChannelID listenerId = new InputChannelID();
     private final long createdAt = System.currentTimeMillis();
@@ -64,6 +66,12 @@ final class RingSubpartitionReader implements BufferAvailabilityListener, Partit
         this.indexSet = indexSet;
         this.initialCredit = initialCredit;
         this.credit = initialCredit;
+        this.singleSubpartition = indexSet.getStartIndex() == indexSet.getEndIndex() ? indexSet.getStartIndex() : -1;
+    }
+
+    /** The subpartition of the next buffer (single-subpartition views do not know it themselves). */
+    int peekNextBufferSubpartitionId() throws IOException {
+        return singleSubpartition >= 0 ? singleSubpartition : view.peekNextBufferSubpartitionId();
     }
 
     void addCredit(int delta) {
