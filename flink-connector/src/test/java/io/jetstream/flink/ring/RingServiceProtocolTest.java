@@ -17,7 +17,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
+import org.apache.flink.util.concurrent.ScheduledExecutorServiceAdapter;
+import org.apache.flink.runtime.io.network.partition.ChannelStateHolder;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
@@ -30,16 +35,18 @@ import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
 import org.apache.flink.runtime.io.network.api.EndOfPartitionEvent;
 import org.apache.flink.runtime.io.network.buffer.NetworkBufferPool;
 import org.apache.flink.runtime.io.network.partition.BufferWritingResultPartition;
-import org.apache.flink.runtime.io.network.partition.InputChannelTestUtils;
 import org.apache.flink.runtime.io.network.partition.ResultPartition;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionBuilder;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionManager;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionType;
 import org.apache.flink.runtime.io.network.partition.consumer.BufferOrEvent;
-import org.apache.flink.runtime.io.network.partition.consumer.InputChannelBuilder;
+import org.apache.flink.runtime.io.network.partition.ResultSubpartitionIndexSet;
+import org.apache.flink.metrics.SimpleCounter;
+import org.apache.flink.runtime.checkpoint.channel.ChannelStateWriter;
 import org.apache.flink.runtime.io.network.partition.consumer.RemoteInputChannel;
 import org.apache.flink.runtime.io.network.partition.consumer.SingleInputGate;
+import org.apache.flink.runtime.io.network.partition.consumer.SingleInputGateBuilder;
 import org.apache.flink.runtime.state.CheckpointStorageLocationReference;
 import org.apache.flink.util.ExceptionUtils;
 import org.junit.jupiter.api.AfterEach;
@@ -70,6 +77,8 @@ class RingServiceProtocolTest {
     private ResultPartitionManager producerPartitions;
     private int producerPort;
     private int consumerPort;
+    private final CompletableFuture<ResultPartitionID> producerStateRequested = new CompletableFuture<>();
+    private ScheduledExecutorService timeouts;
 
     @BeforeEach
     void startServices() {
@@ -78,7 +87,9 @@ class RingServiceProtocolTest {
                 .withClock(System::nanoTime, TimeUnit.MILLISECONDS.toNanos(20));
         producerPort = 20_000 + ThreadLocalRandom.current().nextInt(20_000);
         consumerPort = producerPort + 1;
-        producerPartitions = new ResultPartitionManager();
+        timeouts = Executors.newSingleThreadScheduledExecutor();
+        // Requests for a partition that does not appear time out after 200 ms (Flink's default: 10 s).
+        producerPartitions = new ResultPartitionManager(200, new ScheduledExecutorServiceAdapter(timeouts));
         producerTm = service(producerPartitions, producerPort);
         consumerTm = service(new ResultPartitionManager(), consumerPort);
     }
@@ -96,23 +107,32 @@ class RingServiceProtocolTest {
         for (int i = toClose.size() - 1; i >= 0; i--) {
             toClose.get(i).close();
         }
+        timeouts.shutdownNow();
         assertTrue(producerTm.isTerminated() && consumerTm.isTerminated(), "I/O threads ended");
     }
 
     @Test
     void everyByteArrivesInOrderUnderCredit() throws Exception {
         ResultPartitionID id = new ResultPartitionID();
-        BufferWritingResultPartition partition = producePartition(id, 200);
+        BufferWritingResultPartition partition = producePartition(id, 40);
         SingleInputGate gate = consume(id, 12);
         int records = 5_000;
-        for (long i = 0; i < records; i++) {
-            partition.emitRecord(ByteBuffer.allocate(8).putLong(0, i), 0);
-            if (i % 97 == 0) {
-                partition.flushAll();
+        // The producer blocks on its buffer pool while the consumer's credit is out: produce in the background.
+        CompletableFuture<Void> produced = CompletableFuture.runAsync(() -> {
+            try {
+                for (long i = 0; i < records; i++) {
+                    partition.emitRecord(ByteBuffer.allocate(8).putLong(0, i), 0);
+                    if (i % 97 == 0) {
+                        partition.flushAll();
+                    }
+                }
+                partition.finish();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
             }
-        }
-        partition.finish();
+        });
         ByteBuffer received = ByteBuffer.wrap(readUntilEnd(gate).toByteArray());
+        produced.get(WAIT_MS, TimeUnit.MILLISECONDS);
         assertEquals(records * 8, received.remaining(), "bytes received");
         for (long i = 0; i < records; i++) {
             assertEquals(i, received.getLong(), "record " + i + " in order");
@@ -156,7 +176,7 @@ class RingServiceProtocolTest {
     @Test
     void aPriorityBarrierOvertakesDataHeldBackByCredit() throws Exception {
         ResultPartitionID id = new ResultPartitionID();
-        BufferWritingResultPartition partition = producePartition(id, 200);
+        BufferWritingResultPartition partition = producePartition(id, 400);
         // Few consumer buffers: most of the producer's buffers wait for credit.
         SingleInputGate gate = consume(id, 6);
         for (long i = 0; i < 1_000; i++) {
@@ -175,16 +195,12 @@ class RingServiceProtocolTest {
     }
 
     @Test
-    void aFailedProducerReportsItsCauseToTheChannel() throws Exception {
+    void aPartitionThatNeverAppearsIsReportedNotFoundAndFlinkChecksItsProducer() throws Exception {
         ResultPartitionID id = new ResultPartitionID();
-        BufferWritingResultPartition partition = producePartition(id, 50);
-        SingleInputGate gate = consume(id, 12);
-        partition.emitRecord(ByteBuffer.allocate(8).putLong(0, 1), 0);
-        partition.flushAll();
-        partition.fail(new IllegalStateException("producer broke on purpose"));
-        IOException error = assertThrows(IOException.class, () -> readUntilEnd(gate));
-        String trace = ExceptionUtils.stringifyException(error);
-        assertTrue(trace.contains("producer broke on purpose"), trace);
+        consume(id, 12);
+        // The producer's listener times out (200 ms), the consumer gets partition-not-found and, as with
+        // Netty, its gate asks for the producer's state (which decides between retrying and failing).
+        assertEquals(id, producerStateRequested.get(WAIT_MS, TimeUnit.MILLISECONDS));
     }
 
     @Test
@@ -193,9 +209,9 @@ class RingServiceProtocolTest {
         Process peer = startJava(RingPeerProcessMain.class, settings.directory().toString(), Integer.toString(port));
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8));
-            assertEquals("READY", out.readLine());
+            awaitLine(out, "READY");
             SingleInputGate gate = consume(new ResultPartitionID(), port, 12);
-            assertEquals("CONNECTED", out.readLine());
+            awaitLine(out, "CONNECTED");
             peer.destroyForcibly();
             assertTrue(peer.waitFor(30, TimeUnit.SECONDS), "peer process ended");
             IOException error = assertThrows(IOException.class, () -> readUntilEnd(gate));
@@ -217,7 +233,10 @@ class RingServiceProtocolTest {
                 .setNumberOfSubpartitions(1)
                 .setResultPartitionManager(producerPartitions)
                 .setNetworkBufferPool(pool)
+                .setNetworkBuffersPerChannel(buffers / 2)
+                .setFloatingNetworkBuffersPerGate(buffers / 2)
                 .build();
+        ((ChannelStateHolder) partition).setChannelStateWriter(ChannelStateWriter.NO_OP);
         producerTm.registerPartition(id, ResultPartitionType.PIPELINED);
         partition.setup();
         toClose.add(partition::release);
@@ -231,17 +250,20 @@ class RingServiceProtocolTest {
     private SingleInputGate consume(ResultPartitionID id, int port, int buffers) throws Exception {
         NetworkBufferPool pool = new NetworkBufferPool(buffers, SEGMENT);
         toClose.add(pool::destroy);
-        SingleInputGate gate = InputChannelTestUtils.createSingleInputGate(1, pool);
+        SingleInputGate gate = new SingleInputGateBuilder()
+                .setNumberOfChannels(1)
+                .setSegmentProvider(pool)
+                .setBufferPoolFactory(pool.createBufferPool(1, buffers - 2))
+                .setPartitionProducerStateProvider((dataSet, partition, response) -> producerStateRequested.complete(partition))
+                .build();
         InetSocketAddress address = new InetSocketAddress("localhost", port);
         ConnectionID connection = new ConnectionID(ResourceID.generate(), address, 0);
         RingPeer peer = consumerTm.connect(port, address);
         RingPartitionRequestClient client = new RingPartitionRequestClient(consumerTm, peer, connection, null, Runnable::run);
-        RemoteInputChannel channel = InputChannelBuilder.newBuilder()
-                .setPartitionId(id)
-                .setConnectionManager(new SingleClient(client))
-                .setNetworkBuffersPerChannel(2)
-                .setPartitionRequestListenerTimeout(10_000)
-                .buildRemoteChannel(gate);
+        // Flink's own channel, through its public constructor (its test builder needs Mockito).
+        RemoteInputChannel channel = new RemoteInputChannel(gate, 0, id, new ResultSubpartitionIndexSet(0), connection,
+                new SingleClient(client), 0, 100, 10_000, 2, new SimpleCounter(), new SimpleCounter(),
+                ChannelStateWriter.NO_OP, new java.util.ArrayDeque<>());
         gate.setInputChannels(channel);
         gate.setup();
         gate.requestPartitions();
@@ -285,6 +307,20 @@ class RingServiceProtocolTest {
             }
         }
         throw new AssertionError("no end of partition after a million items");
+    }
+
+    /** Reads the child's output (log lines included) until {@code expected}; bounded by lines and by the child's end. */
+    private static void awaitLine(BufferedReader out, String expected) throws IOException {
+        for (int lines = 0; lines < 1_000; lines++) {
+            String line = out.readLine();
+            if (line == null) {
+                throw new AssertionError("peer process ended before printing " + expected);
+            }
+            if (line.equals(expected)) {
+                return;
+            }
+        }
+        throw new AssertionError("no " + expected + " in 1000 lines");
     }
 
     private static Process startJava(Class<?> main, String... args) throws IOException {
