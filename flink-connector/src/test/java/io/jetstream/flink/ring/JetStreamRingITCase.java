@@ -69,6 +69,62 @@ class JetStreamRingITCase {
 
     @Test
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    void backPressureWithUnalignedCheckpointsKeepsTheRingInFlightBoundedByCredit() throws Exception {
+        long records = 20_000;
+        Configuration conf = ShuffleTestAccess.jetStreamConfiguration();
+        MiniCluster cluster = ShuffleTestAccess.start(conf);
+        long maxInFlight = 0;
+        try {
+            RingFifoJob.reset();
+            StreamExecutionEnvironment env = environment(cluster);
+            env.enableCheckpointing(CHECKPOINT_INTERVAL_MS);
+            env.getCheckpointConfig().enableUnalignedCheckpoints(true);
+            RingFifoJob.build(env, records, 30_000, true);
+            JobClient job = env.executeAsync("ring-backpressure");
+            // Sample buffers written into the ring but not yet handed to a channel: credit bounds them.
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+            while (!job.getJobExecutionResult().isDone()) {
+                assertTrue(System.nanoTime() < deadline, "the job did not finish within 3 minutes");
+                maxInFlight = Math.max(maxInFlight, ShuffleTestAccess.sum("ringBuffersOut") - ShuffleTestAccess.sum("ringBuffersIn"));
+                try {
+                    job.getJobExecutionResult().get(5, TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.TimeoutException stillRunning) {
+                    // sample again
+                }
+            }
+            job.getJobExecutionResult().get();
+        } finally {
+            cluster.close();
+        }
+        assertEquals(records, RingFifoJob.RECEIVED.get(), "records checked");
+        assertNull(RingFifoJob.FIRST_VIOLATION.get(), "order or content violated");
+        assertTrue(RingFifoJob.CHECKPOINTS.get() > 0, "unaligned checkpoints completed under back-pressure");
+        assertTrue(ShuffleTestAccess.sum("ringBytesIn") > records * 30, "the ring carried the records");
+        // One channel: 2 exclusive + 8 floating buffers of credit, plus events (barriers, end of partition).
+        assertTrue(maxInFlight <= 32, "buffers in the ring beyond the consumer's credit: " + maxInFlight);
+    }
+
+    @Test
+    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    void anUnusableRingDirectoryFallsBackToNetty(@org.junit.jupiter.api.io.TempDir java.nio.file.Path temp) throws Exception {
+        java.nio.file.Path notADirectory = java.nio.file.Files.writeString(temp.resolve("not-a-directory"), "x");
+        Configuration conf = ShuffleTestAccess.jetStreamConfiguration();
+        conf.setString("taskmanager.network.jetstream.ring.directory", notADirectory.toString());
+        MiniCluster cluster = ShuffleTestAccess.start(conf);
+        try {
+            runFifoJob(cluster, false);
+        } finally {
+            cluster.close();
+        }
+        assertEquals(RECORDS, RingFifoJob.RECEIVED.get(), "records checked");
+        assertNull(RingFifoJob.FIRST_VIOLATION.get(), "order or content violated");
+        assertEquals(0, ShuffleTestAccess.sum("ringBuffersIn"), "nothing over the ring");
+        assertTrue(ShuffleTestAccess.sum("nettyConnections") > 0, "connections handed to Netty");
+        assertEquals(List.of(), RingClusters.ringThreadsAfterJoin(), "ring threads left after the cluster closed");
+    }
+
+    @Test
+    @Timeout(value = 4, unit = TimeUnit.MINUTES)
     void ringSwitchedOffLeavesTheDataToNetty() throws Exception {
         Configuration conf = ShuffleTestAccess.jetStreamConfiguration();
         conf.setString("taskmanager.network.jetstream.ring.enabled", "false");

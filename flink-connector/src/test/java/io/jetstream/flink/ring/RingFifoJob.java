@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.api.java.tuple.Tuple3;
@@ -24,6 +25,8 @@ final class RingFifoJob {
     static final AtomicLong RECEIVED = new AtomicLong();
     static final AtomicLong VIOLATIONS = new AtomicLong();
     static final AtomicReference<String> FIRST_VIOLATION = new AtomicReference<>();
+    /** Checkpoints the checkers saw complete (over both, MiniCluster is in this JVM). */
+    static final AtomicLong CHECKPOINTS = new AtomicLong();
 
     private RingFifoJob() {}
 
@@ -31,6 +34,7 @@ final class RingFifoJob {
         RECEIVED.set(0);
         VIOLATIONS.set(0);
         FIRST_VIOLATION.set(null);
+        CHECKPOINTS.set(0);
     }
 
     static String payload(long i) {
@@ -38,6 +42,11 @@ final class RingFifoJob {
     }
 
     static void build(StreamExecutionEnvironment env, long records, double rate) {
+        build(env, records, rate, false);
+    }
+
+    /** @param slow the checker works 2 ms every 20 records, so that the job runs back-pressured */
+    static void build(StreamExecutionEnvironment env, long records, double rate, boolean slow) {
         DataGeneratorSource<Long> source = new DataGeneratorSource<>(
                 index -> index, records, RateLimiterStrategy.perSecond(rate), Types.LONG);
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "numbers")
@@ -46,7 +55,7 @@ final class RingFifoJob {
                 .returns(Types.TUPLE(Types.INT, Types.LONG, Types.STRING))
                 .slotSharingGroup("producers")
                 .keyBy(t -> (int) (t.f1 % 7))
-                .map(new Check())
+                .map(new Check(slow))
                 .returns(Types.LONG)
                 .slotSharingGroup("consumers")
                 .sinkTo(new DiscardingSink<>())
@@ -62,9 +71,20 @@ final class RingFifoJob {
         }
     }
 
-    static final class Check extends RichMapFunction<Tuple3<Integer, Long, String>, Long> {
+    static final class Check extends RichMapFunction<Tuple3<Integer, Long, String>, Long> implements CheckpointListener {
         private static final long serialVersionUID = 1L;
         private final Map<Integer, Long> last = new HashMap<>();
+        private final boolean slow;
+        private long seen;
+
+        Check(boolean slow) {
+            this.slow = slow;
+        }
+
+        @Override
+        public void notifyCheckpointComplete(long checkpointId) {
+            CHECKPOINTS.incrementAndGet();
+        }
 
         @Override
         public Long map(Tuple3<Integer, Long, String> t) {
@@ -76,6 +96,13 @@ final class RingFifoJob {
                 violation("payload of " + t.f1 + " is " + t.f2);
             }
             RECEIVED.incrementAndGet();
+            if (slow && ++seen % 20 == 0) {
+                try {
+                    Thread.sleep(2); // the workload, not a wait: a slow consumer, so that the job runs back-pressured
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             return t.f1;
         }
 
