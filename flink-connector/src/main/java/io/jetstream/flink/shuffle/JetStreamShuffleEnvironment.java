@@ -1,5 +1,6 @@
 package io.jetstream.flink.shuffle;
 
+import io.jetstream.flink.ring.RingService;
 import io.jetstream.flink.flush.FlushMetrics;
 import io.jetstream.flink.flush.FlushScheduler;
 import io.jetstream.flink.flush.FlushTarget;
@@ -52,10 +53,13 @@ public final class JetStreamShuffleEnvironment
     private final NettyShuffleEnvironment delegate;
     /** Null when flush control is off. */
     private final FlushScheduler flushScheduler;
+    /** Null when the same-host ring is off; told the type of every partition this TaskManager produces. */
+    private final RingService ring;
 
-    JetStreamShuffleEnvironment(NettyShuffleEnvironment delegate, FlushScheduler flushScheduler) {
+    JetStreamShuffleEnvironment(NettyShuffleEnvironment delegate, FlushScheduler flushScheduler, RingService ring) {
         this.delegate = delegate;
         this.flushScheduler = flushScheduler;
+        this.ring = ring;
     }
 
     @Override
@@ -78,6 +82,9 @@ public final class JetStreamShuffleEnvironment
         Counter bytes = group.counter("bytesOut");
         List<ResultPartitionWriter> writers = new ArrayList<>(partitions.size());
         for (ResultPartition partition : partitions) {
+            if (ring != null) {
+                ring.registerPartition(partition.getPartitionId(), partition.getPartitionType());
+            }
             PartitionFlushControl flush = null;
             if (flushScheduler != null && partition instanceof PipelinedResultPartition) {
                 flush = flushScheduler.attach(partition.getOwningTaskName() + "#" + partition.getPartitionIndex(),

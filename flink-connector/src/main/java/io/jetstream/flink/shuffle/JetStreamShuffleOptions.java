@@ -30,7 +30,8 @@ public final class JetStreamShuffleOptions {
      * under the prefix is refused at start-up.
      */
     public static final OptionGroup[] GROUPS = concat(io.jetstream.core.transport.TransportSettings.GROUPS,
-            GROUP, io.jetstream.flink.flush.FlushOptions.GROUP);
+            GROUP, io.jetstream.flink.flush.FlushOptions.GROUP,
+            io.jetstream.flink.ring.RingShuffleOptions.GROUP);
 
     private static OptionGroup[] concat(OptionGroup[] core, OptionGroup... own) {
         OptionGroup[] all = java.util.Arrays.copyOf(core, core.length + own.length);

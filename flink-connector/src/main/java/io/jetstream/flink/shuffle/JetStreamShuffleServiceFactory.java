@@ -5,6 +5,14 @@ import io.jetstream.core.config.JetStreamConfig;
 import io.jetstream.flink.flush.FlushOptions;
 import io.jetstream.flink.flush.FlushScheduler;
 import io.jetstream.flink.flush.FlushSettings;
+import io.jetstream.core.config.InvalidConfigurationException;
+import io.jetstream.core.ring.RingOptions;
+import io.jetstream.core.ring.RingSettings;
+import io.jetstream.flink.ring.RingConnectionManager;
+import io.jetstream.flink.ring.RingMessageDescriptor;
+import io.jetstream.flink.ring.RingMetrics;
+import io.jetstream.flink.ring.RingService;
+import io.jetstream.flink.ring.RingShuffleOptions;
 import org.apache.flink.runtime.io.network.NettyShuffleEnvironment;
 import org.apache.flink.runtime.io.network.NettyShuffleServiceFactory;
 import org.apache.flink.runtime.io.network.api.writer.ResultPartitionWriter;
@@ -32,9 +40,9 @@ import org.slf4j.LoggerFactory;
  * <p>It composes Flink's own Netty shuffle rather than replacing it: the JobManager side is the
  * stock {@link NettyShuffleMaster} (so descriptors, memory sizing and batch support are exactly
  * Flink's), and the TaskManager side is a {@link NettyShuffleEnvironment} built from its public
- * factory method with a connection manager we own, wrapped in {@link JetStreamShuffleEnvironment}
- * whose writers and gates are JetStream decorators. Later data paths (the shared-memory ring,
- * adaptive flushing) plug into those decorators and into the connection manager.
+ * factory method with a connection manager we own ({@link RingConnectionManager}: TaskManagers on one
+ * host exchange buffers over the shared-memory ring, everything else over Flink's Netty), wrapped in
+ * {@link JetStreamShuffleEnvironment} whose writers and gates are JetStream decorators (flush control).
  *
  * <p>Thread-safety: Flink calls the factory once per process at start-up.
  */
@@ -47,6 +55,9 @@ public class JetStreamShuffleServiceFactory
         // Validate early on the JobManager too, so a typo fails the cluster at start, not a job.
         JetStreamConfig config = loadConfig(context.getConfiguration().toMap());
         FlushSettings.from(config); // cross-option checks too
+        if (config.get(RingShuffleOptions.ENABLED)) {
+            RingSettings.from(config);
+        }
         LOG.info("JetStream shuffle master starting with {}", config);
         return new NettyShuffleMaster(context);
     }
@@ -55,11 +66,10 @@ public class JetStreamShuffleServiceFactory
     public ShuffleEnvironment<ResultPartitionWriter, IndexedInputGate> createShuffleEnvironment(
             ShuffleEnvironmentContext context) {
         JetStreamConfig config = loadConfig(context.getConfiguration().toMap());
-        NettyShuffleEnvironment stock = createStockEnvironment(context);
         if (!config.get(JetStreamShuffleOptions.ENABLED)) {
             LOG.warn("{}=false: running Flink's Netty shuffle without JetStream",
                     config.keyOf(JetStreamShuffleOptions.ENABLED));
-            return asGeneric(stock);
+            return asGeneric(createStockEnvironment(context, null, null));
         }
         LOG.info("JetStream shuffle environment starting on TaskManager {} with {}",
                 context.getTaskExecutorResourceId(), config);
@@ -67,8 +77,18 @@ public class JetStreamShuffleServiceFactory
         if (!flush.enabled()) {
             LOG.info("{}=false: pipelined partitions flush as stock Flink does", config.keyOf(FlushOptions.ENABLED));
         }
+        RingSettings ringSettings = null;
+        if (config.get(RingShuffleOptions.ENABLED)) {
+            ringSettings = RingSettings.from(config);
+        } else {
+            LOG.info("{}=false: TaskManagers on this host exchange buffers over Netty as stock Flink does",
+                    config.keyOf(RingShuffleOptions.ENABLED));
+        }
+        RingService[] ring = new RingService[1];
+        NettyShuffleEnvironment stock = createStockEnvironment(context, config, ringSettings == null ? null : ring);
         return new JetStreamShuffleEnvironment(stock,
-                flush.enabled() ? new FlushScheduler(flush, context.getTaskExecutorResourceId().toString()) : null);
+                flush.enabled() ? new FlushScheduler(flush, context.getTaskExecutorResourceId().toString()) : null,
+                ring[0]);
     }
 
     static JetStreamConfig loadConfig(java.util.Map<String, String> flinkConfiguration) {
@@ -76,11 +96,27 @@ public class JetStreamShuffleServiceFactory
     }
 
     /**
+     * Checks the ring options that depend on Flink's: one network buffer and the ring message head
+     * must fit in one ring record.
+     */
+    static void validateRing(JetStreamConfig config, RingSettings ring, int networkBufferSize) {
+        int needed = networkBufferSize + RingMessageDescriptor.BUFFER_DATA_OFFSET;
+        if (ring.maxRecordLength() < needed) {
+            throw new InvalidConfigurationException(config.keyOf(RingOptions.MAX_RECORD), ring.maxRecordLength(),
+                    "at least one network buffer (taskmanager.memory.segment-size = " + networkBufferSize + ") plus "
+                            + RingMessageDescriptor.BUFFER_DATA_OFFSET + " bytes, " + needed);
+        }
+    }
+
+    /**
      * Builds the environment exactly as {@link NettyShuffleServiceFactory#createShuffleEnvironment}
      * does, but through the public overload that takes the partition and connection managers, so
-     * that JetStream owns the connection manager (the hook for same-host data paths).
+     * that JetStream owns the connection manager: with the ring on ({@code ringOut} non-null) it is a
+     * {@link RingConnectionManager} around Flink's {@link NettyConnectionManager}, whose
+     * {@link RingService} is returned in {@code ringOut[0]}; otherwise Flink's own.
      */
-    private static NettyShuffleEnvironment createStockEnvironment(ShuffleEnvironmentContext context) {
+    private static NettyShuffleEnvironment createStockEnvironment(
+            ShuffleEnvironmentContext context, JetStreamConfig config, RingService[] ringOut) {
         NettyShuffleEnvironmentConfiguration networkConfig =
                 NettyShuffleEnvironmentConfiguration.fromConfiguration(
                         context.getConfiguration(),
@@ -97,6 +133,17 @@ public class JetStreamShuffleServiceFactory
                         nettyConfig,
                         networkConfig.isConnectionReuseEnabled())
                 : new LocalConnectionManager();
+        if (ringOut != null && nettyConfig != null) {
+            RingSettings ringSettings = RingSettings.from(config);
+            validateRing(config, ringSettings, networkConfig.networkBufferSize());
+            RingMetrics metrics = new RingMetrics(
+                    context.getParentMetricGroup().addGroup(JetStreamShuffleEnvironment.METRIC_GROUP));
+            RingService ring = new RingService(ringSettings, config.get(RingShuffleOptions.CONNECT_TIMEOUT_MS),
+                    partitionManager, context.getEventPublisher(), metrics);
+            connectionManager = new RingConnectionManager(
+                    connectionManager, ring, context.getHostAddress(), context.getIoExecutor(), metrics);
+            ringOut[0] = ring;
+        }
         return NettyShuffleServiceFactory.createNettyShuffleEnvironment(
                 networkConfig,
                 context.getTaskExecutorResourceId(),

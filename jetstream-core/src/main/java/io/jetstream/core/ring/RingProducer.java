@@ -357,6 +357,20 @@ public final class RingProducer implements AutoCloseable {
         commit();
     }
 
+    /**
+     * Throws {@link RingClosedException} naming the cause if the ring's consumer closed or failed it,
+     * or if its process is gone (pid and start time). A syscall: callers throttle it (once per
+     * {@code ring.liveness-check-interval-ms}). Producer thread.
+     */
+    public void checkConsumer() {
+        int state = buffer.getIntVolatile(RingDescriptor.STATE_OFFSET);
+        if (state != RingDescriptor.STATE_OPEN) {
+            throw new RingClosedException(ring.file + (state == RingDescriptor.STATE_FAILED
+                    ? ": its consumer failed: " + RingFailure.reason(buffer) : ": closed by its consumer"));
+        }
+        checkConsumerAlive();
+    }
+
     private void checkConsumerAlive() {
         ProcessIdentity consumer = new ProcessIdentity(
                 buffer.getLongVolatile(RingDescriptor.CONSUMER_PID_OFFSET),
