@@ -206,7 +206,7 @@ public final class SchedulerEndToEndBenchmark {
             String id = cluster.topologyId(name).orElseThrow();
             Assignment assignment = assignment(cluster, id);
             statuses.computeIfAbsent(side, k -> new ArrayList<>()).add(assignment.status());
-            System.out.printf("%nround %d/%d %s: %s%n  status: %s%n  placement: %s%n", round + 1, rounds, side, name, id,
+            System.out.printf("%nround %d/%d %s: %s (%s)%n  status: %s%n  placement: %s%n", round + 1, rounds, side, name, id,
                     assignment.status(), assignment.describe(link.hostAddress()));
             long[] before = link.sentCounters();
             Map<String, PhaseResult> measured = PhaseSchedule.ratesThenMaximum(rates, warmupSeconds, settleSeconds, seconds, true)
