@@ -54,7 +54,11 @@ import org.apache.storm.utils.NimbusClient;
  * <p>JetStream's scheduler runs with {@code jetstream.scheduler.mode: offline} by default: a side lasts a
  * couple of minutes and the online rebalance waits at least {@code rebalance.min-period-ms} (10 min) and
  * restarts the workers, so within a side the placement is the one from structure; its scheduler status is
- * printed. Needs root (network namespaces, tc, unshare); otherwise prints why and exits with 0.
+ * printed. With {@code --online true} both sides' tasks record their traffic ({@code TrafficRecordingHook},
+ * ZooKeeper store, {@code --online-window-ms}), JetStream's Nimbus runs in online mode with
+ * {@code rebalance.min-period-ms} just past the measured phases ({@code --online-min-period-seconds}),
+ * and after its phases the JetStream side is held at the highest fixed rate until the online check
+ * decides; after a rebalance the phases run again under the measured placement. Needs root (network namespaces, tc, unshare); otherwise prints why and exits with 0.
  *
  * <pre>
  * ./mvnw -q -Pstorm-bench -DskipTests package -pl benchmarks/storm -am -Dbench.class=SchedulerEndToEndBenchmark \
@@ -64,12 +68,18 @@ import org.apache.storm.utils.NimbusClient;
  *          --max-spout-pending 1000 --link-rate 100mbit --link-burst 32kb --context CLASS
  *          --conf key=value (topology configuration of both sides) --ours-nimbus-conf key=value
  *          (Nimbus's configuration with JetStream's scheduler) --logs-to DIR
+ *          --online false --online-window-ms 5000 --online-min-period-seconds (the phases' length + 30)
  * </pre>
  */
 public final class SchedulerEndToEndBenchmark {
     static final String EVEN = "org.apache.storm.scheduler.DefaultScheduler";
     static final String OURS = "io.jetstream.scheduler.storm.JetStreamScheduler";
     private static final List<String> SIDES = List.of("even", "JetStream");
+    /** The JetStream side after its online rebalance, with {@code --online true}. */
+    private static final String ONLINE_SIDE = "JetStream after online rebalance";
+    private static final String HOOK = "io.jetstream.scheduler.storm.TrafficRecordingHook";
+    /** The control-file phase that holds the spouts at a rate while the online check runs (apart from the schedule's 1, 2, ...). */
+    private static final int HOLD_PHASE = 1_000;
     private static final Pattern ROUTE = Pattern.compile("same host: (true|false), data over (the shared-memory ring|TCP)");
 
     private final int rounds;
@@ -90,6 +100,9 @@ public final class SchedulerEndToEndBenchmark {
     private final Map<String, Object> topologyConf;
     private final Map<String, Object> oursNimbusConf;
     private final String logsTo;
+    private final boolean online;
+    private final long onlineMinPeriodMs;
+    private final int onlineWindowMs;
     /** Measured phases by phase name, then side, one per round. */
     private final Map<String, Map<String, List<PhaseResult>>> phases = new LinkedHashMap<>();
     /** Where the tuples went, by side, one per round. */
@@ -112,10 +125,29 @@ public final class SchedulerEndToEndBenchmark {
         this.linkRate = args.string("link-rate", "100mbit");
         this.linkBurst = args.string("link-burst", "32kb");
         this.context = args.string("context", StormHopLatency.JETSTREAM);
-        this.topologyConf = args.configuration("conf");
+        this.online = Boolean.parseBoolean(args.string("online", "false"));
+        this.onlineWindowMs = args.integer("online-window-ms", 5_000);
+        int scheduleSeconds = warmupSeconds + rates.size() * (settleSeconds + seconds) + settleSeconds + seconds;
+        // The online check must not come before the measured phases of the placement from structure are over.
+        this.onlineMinPeriodMs = args.integer("online-min-period-seconds", scheduleSeconds + 30) * 1_000L;
+        Map<String, Object> conf = new LinkedHashMap<>();
+        if (online) {
+            conf.put("topology.auto.task.hooks", List.of(HOOK));
+            conf.put("jetstream.scheduler.traffic.store", "zookeeper");
+            conf.put("jetstream.scheduler.traffic.window-ms", onlineWindowMs);
+        }
+        conf.putAll(args.configuration("conf"));
+        this.topologyConf = conf;
         Map<String, Object> nimbus = new LinkedHashMap<>();
         nimbus.put("storm.scheduler", OURS);
-        nimbus.put("jetstream.scheduler.mode", "offline");
+        if (online) {
+            nimbus.put("jetstream.scheduler.mode", "online");
+            nimbus.put("jetstream.scheduler.traffic.store", "zookeeper");
+            nimbus.put("jetstream.scheduler.traffic.window-ms", onlineWindowMs);
+            nimbus.put("jetstream.scheduler.rebalance.min-period-ms", onlineMinPeriodMs);
+        } else {
+            nimbus.put("jetstream.scheduler.mode", "offline");
+        }
         nimbus.putAll(args.configuration("ours-nimbus-conf"));
         this.oursNimbusConf = nimbus;
         this.logsTo = args.string("logs-to", "");
@@ -143,10 +175,13 @@ public final class SchedulerEndToEndBenchmark {
                 context, linkRate, linkBurst, sources, relays, sinks, grouping.name().toLowerCase().replace('_', '-'), workers, workers,
                 slots, payloadBytes, maxSpoutPending, rounds, seconds, oursNimbusConf);
         long started = System.nanoTime();
+        StormCluster.Builder builder = StormCluster.builder().extlib(env.transportJar());
+        if (online) {
+            builder.extlib(env.schedulerJar()); // the traffic hook, in every worker
+        }
         try (ScratchDirectory scratch = ScratchDirectory.create("jetstream-sched-e2e-");
                 ShapedNamespace link = ShapedNamespace.create(linkRate, linkBurst);
-                StormCluster cluster = StormCluster.builder()
-                        .extlib(env.transportJar())
+                StormCluster cluster = builder
                         .daemonExtlib(env.schedulerJar())
                         .workerJvmFlags(env.workerJvmFlags())
                         .workerJvmOptions("-Xmx512m")
@@ -221,9 +256,66 @@ public final class SchedulerEndToEndBenchmark {
                     routes(cluster, id));
             crossings.computeIfAbsent(side, k -> new ArrayList<>()).add(crossing);
             System.out.printf("  %s%n", crossing.describe());
+            if (online && side.equals("JetStream")) {
+                afterOnlineCheck(cluster, link, round, id, control, results, reports);
+            }
         } finally {
             cluster.kill(name, Duration.ofSeconds(120));
         }
+    }
+
+    /**
+     * Holds the spouts at the highest fixed rate until JetStream's online check has decided (its status
+     * says rebalanced, or placement kept); after a rebalance, waits for the redeployed spouts and runs
+     * the schedule again under the measured placement (side {@link #ONLINE_SIDE}).
+     */
+    private void afterOnlineCheck(StormCluster cluster, ShapedNamespace link, int round, String id, Path control, Path results,
+            TopologyResults reports) throws Exception {
+        int holdRate = rates.get(rates.size() - 1);
+        RunControl.write(control, HOLD_PHASE, Math.max(1, holdRate / sources));
+        java.util.Set<Long> pidsBefore = new java.util.HashSet<>();
+        reports.spouts().forEach(r -> pidsBefore.add(r.pid()));
+        long start = System.nanoTime();
+        long deadline = start + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(onlineMinPeriodMs + 180_000);
+        String status = "";
+        while (System.nanoTime() < deadline) {
+            status = assignment(cluster, id).status();
+            if (status.contains("rebalanced from measured traffic") || status.contains("placement kept")) {
+                break;
+            }
+            Thread.sleep(2_000);
+        }
+        boolean rebalanced = status.contains("rebalanced from measured traffic");
+        System.out.printf("  online check after %.0f s more at %,d tuples/s: %s%n", (System.nanoTime() - start) / 1e9, holdRate, status);
+        statuses.computeIfAbsent("JetStream online check", k -> new ArrayList<>()).add(status);
+        if (!rebalanced) {
+            return;
+        }
+        Await.until("the redeployed spouts of " + id + " running", Duration.ofSeconds(240),
+                () -> reports.spouts().size() == sources && reports.spouts().stream().noneMatch(r -> pidsBefore.contains(r.pid())),
+                () -> "spouts " + reports.spouts());
+        try (Stream<Path> files = Files.list(results)) {
+            for (Path f : files.toList()) {
+                String name = f.getFileName().toString();
+                if (name.startsWith("phase-") || name.startsWith("relay-") || name.startsWith("sink-")) {
+                    Files.deleteIfExists(f);
+                }
+            }
+        }
+        Assignment assignment = assignment(cluster, id);
+        System.out.printf("  placement after the rebalance: %s%n", assignment.describe(link.hostAddress()));
+        long[] before = link.sentCounters();
+        Map<String, PhaseResult> measured = PhaseSchedule.ratesThenMaximum(rates, warmupSeconds, settleSeconds, seconds, true)
+                .drive(control, reports, sources);
+        long[] after = link.sentCounters();
+        for (Map.Entry<String, PhaseResult> p : measured.entrySet()) {
+            phases.computeIfAbsent(p.getKey(), k -> new LinkedHashMap<>()).computeIfAbsent(ONLINE_SIDE, k -> new ArrayList<>()).add(p.getValue());
+            System.out.printf("round %d/%d %-9s %-18s %s%n", round + 1, rounds, "rebalanced", p.getKey(), PhaseSchedule.describe(p.getValue()));
+        }
+        long acked = reports.spouts().stream().mapToLong(TopologyResults.SpoutReport::acked).sum();
+        Crossing crossing = crossing(results, assignment, acked, after[0] - before[0] + after[2] - before[2], routes(cluster, id));
+        crossings.computeIfAbsent(ONLINE_SIDE, k -> new ArrayList<>()).add(crossing);
+        System.out.printf("  %s%n", crossing.describe());
     }
 
     // --- where the tasks are ---
@@ -359,11 +451,20 @@ public final class SchedulerEndToEndBenchmark {
 
     private void printResults() {
         System.out.printf("%nComplete latency pooled over %d rounds, throughput averaged; both on %s:%n%n", rounds, context);
-        TextTable table = new TextTable("phase", "even p50 ms", "even p99 ms", "even acked/s", "JetStream p50 ms", "JetStream p99 ms",
-                "JetStream acked/s", "p50 ours/even", "p99 ours/even", "throughput ours/even");
+        System.out.println(comparison("JetStream", "JetStream"));
+        if (crossings.containsKey(ONLINE_SIDE)) {
+            System.out.printf("%nAfter JetStream's online rebalance (%d of %d rounds) against even:%n%n", crossings.get(ONLINE_SIDE).size(), rounds);
+            System.out.println(comparison(ONLINE_SIDE, "rebalanced"));
+        }
+        printWhere();
+    }
+
+    private TextTable comparison(String side, String label) {
+        TextTable table = new TextTable("phase", "even p50 ms", "even p99 ms", "even acked/s", label + " p50 ms", label + " p99 ms",
+                label + " acked/s", "p50 ours/even", "p99 ours/even", "throughput ours/even");
         for (Map.Entry<String, Map<String, List<PhaseResult>>> e : phases.entrySet()) {
             List<PhaseResult> even = e.getValue().getOrDefault("even", List.of());
-            List<PhaseResult> ours = e.getValue().getOrDefault("JetStream", List.of());
+            List<PhaseResult> ours = e.getValue().getOrDefault(side, List.of());
             LatencySummary el = LatencySummary.ofAll(even.stream().map(PhaseResult::latencies).toList());
             LatencySummary ol = LatencySummary.ofAll(ours.stream().map(PhaseResult::latencies).toList());
             double et = even.stream().mapToDouble(PhaseResult::throughput).average().orElse(Double.NaN);
@@ -373,11 +474,14 @@ public final class SchedulerEndToEndBenchmark {
                     TextTable.number(ol.p50Micros() / el.p50Micros(), 2), TextTable.number(ol.p99Micros() / el.p99Micros(), 2),
                     TextTable.number(ot / et, 2));
         }
-        System.out.println(table);
+        return table;
+    }
+
+    private void printWhere() {
         System.out.printf("%nWhere the tuples went (whole run of each side, warm-up included; mean over rounds):%n%n");
         TextTable where = new TextTable("scheduler", "tuples across hosts", Crossing.EDGES[0] + " across hosts",
                 Crossing.EDGES[1] + " across hosts", "tuples across workers", "link bytes per acked tuple", "per round across hosts");
-        for (String side : SIDES) {
+        for (String side : crossings.keySet().stream().sorted(java.util.Comparator.comparing(s -> s.equals("even") ? 0 : 1)).toList()) {
             List<Crossing> c = crossings.getOrDefault(side, List.of());
             where.row(side, percent(c.stream().mapToDouble(Crossing::hostFraction).average().orElse(Double.NaN)),
                     percent(c.stream().mapToDouble(x -> x.hostFraction(0)).average().orElse(Double.NaN)),
