@@ -280,7 +280,9 @@ public final class SchedulerEndToEndBenchmark {
         String status = "";
         while (System.nanoTime() < deadline) {
             status = assignment(cluster, id).status();
-            if (status.contains("rebalanced from measured traffic") || status.contains("placement kept")) {
+            // "placement kept" also says why it was not yet checked: the minimum period, or records still missing.
+            if (status.contains("rebalanced from measured traffic") || status.contains("placement kept")
+                    && !status.contains("minimum period") && !status.contains("waiting for traffic")) {
                 break;
             }
             Thread.sleep(2_000);
