@@ -41,6 +41,15 @@ final class BenchmarkEnvironment {
         return jar;
     }
 
+    /** JetStream's shaded scheduler jar (Nimbus's {@code extlib-daemon/}); fails with the command that builds it if missing. */
+    Path schedulerJar() {
+        Path jar = Path.of(System.getProperty("scheduler.jar", properties.getProperty("scheduler.jar"))).normalize();
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException(jar + " missing: ./mvnw -q -DskipTests package -pl scheduler -am");
+        }
+        return jar;
+    }
+
     static String java() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }

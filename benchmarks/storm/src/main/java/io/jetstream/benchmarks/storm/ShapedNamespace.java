@@ -12,9 +12,17 @@ import java.util.concurrent.TimeUnit;
  * A second "host" on this machine: a network namespace joined to this one by a veth pair, each end
  * shaped by a token bucket filter ({@code tc qdisc ... tbf}) so that both directions get the link's
  * rate ({@code netem} is not available in this kernel, so no added delay). The namespace has its own
- * loopback and ports; it shares the file system (and {@code /dev/shm}) with this one. Needs root and
- * iproute2; {@link #close()} removes everything, and names carry this process's id so concurrent runs
- * do not collide.
+ * loopback and ports; it shares the file system (and {@code /dev/shm}) with this one.
+ *
+ * <p>Commands run under {@link #peerPrefix()} also get a host name of their own ({@link #peerHostName()},
+ * a UTS namespace made by {@code unshare --uts}), resolvable inside the namespace through
+ * {@code /etc/netns/<namespace>/hosts} (which {@code ip netns exec} mounts over {@code /etc/hosts}).
+ * JetStream's transport tells "same host" from the kernel's boot id and the host name
+ * ({@code HostIdentity}): without its own name the namespace would count as this host, and its workers
+ * would exchange tuples with this side's over the shared-memory ring, not through the shaped link.
+ *
+ * <p>Needs root, iproute2 and util-linux's {@code unshare}; {@link #close()} removes everything, and
+ * names carry this process's id so concurrent runs do not collide.
  *
  * <p>Not thread-safe; one benchmark drives it.
  */
@@ -24,7 +32,10 @@ final class ShapedNamespace implements AutoCloseable {
     private final String peerDevice;
     private final String hostAddress;
     private final String peerAddress;
+    private final String peerHostName;
+    private final Path etcDir;
     private boolean linkMade;
+    private boolean etcParentMade;
 
     private ShapedNamespace(long pid) {
         int subnet = (int) (pid % 200) + 20;
@@ -33,6 +44,8 @@ final class ShapedNamespace implements AutoCloseable {
         this.peerDevice = "jsx" + pid + "p";
         this.hostAddress = "10.77." + subnet + ".1";
         this.peerAddress = "10.77." + subnet + ".2";
+        this.peerHostName = "jetstream-peer-" + pid;
+        this.etcDir = Path.of("/etc/netns", namespace);
     }
 
     /** Whether this process runs as root (what {@code ip netns} and {@code tc} need). */
@@ -57,6 +70,9 @@ final class ShapedNamespace implements AutoCloseable {
         ShapedNamespace link = new ShapedNamespace(ProcessHandle.current().pid());
         try {
             run("ip", "netns", "add", link.namespace);
+            link.etcParentMade = !Files.isDirectory(link.etcDir.getParent());
+            Files.createDirectories(link.etcDir);
+            Files.writeString(link.etcDir.resolve("hosts"), "127.0.0.1 localhost\n" + link.peerAddress + " " + link.peerHostName + "\n");
             run("ip", "netns", "exec", link.namespace, "ip", "link", "set", "lo", "up");
             run("ip", "link", "add", link.hostDevice, "type", "veth", "peer", "name", link.peerDevice);
             link.linkMade = true;
@@ -85,9 +101,30 @@ final class ShapedNamespace implements AutoCloseable {
         return peerAddress;
     }
 
-    /** The prefix that runs a command inside the namespace. */
+    /** The host name of the namespace (of commands run under {@link #peerPrefix()}). */
+    String peerHostName() {
+        return peerHostName;
+    }
+
+    /** The prefix that runs a command inside the namespace, under the namespace's own host name. */
     List<String> peerPrefix() {
-        return List.of("ip", "netns", "exec", namespace);
+        return List.of("ip", "netns", "exec", namespace, "unshare", "--uts", "--", "sh", "-c",
+                "hostname " + peerHostName + " && exec \"$@\"", "sh");
+    }
+
+    /** Bytes and packets each qdisc sent so far: {@code [host bytes, host packets, namespace bytes, namespace packets]}. */
+    long[] sentCounters() throws IOException {
+        long[] host = counters(run("tc", "-s", "qdisc", "show", "dev", hostDevice));
+        long[] peer = counters(run("ip", "netns", "exec", namespace, "tc", "-s", "qdisc", "show", "dev", peerDevice));
+        return new long[] {host[0], host[1], peer[0], peer[1]};
+    }
+
+    private static long[] counters(String tcOutput) throws IOException {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("Sent (\\d+) bytes (\\d+) pkt").matcher(tcOutput);
+        if (!m.find()) {
+            throw new IOException("no 'Sent' counters in tc's output: " + tcOutput.trim());
+        }
+        return new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2))};
     }
 
     /** Both qdiscs as tc reports them (rate, burst, sent, drops), for the record. */
@@ -116,6 +153,19 @@ final class ShapedNamespace implements AutoCloseable {
             run("ip", "netns", "del", namespace);
         } catch (IOException | RuntimeException notCreated) {
             // nothing to remove
+        }
+        try {
+            Files.deleteIfExists(etcDir.resolve("hosts"));
+            Files.deleteIfExists(etcDir);
+            if (etcParentMade) {
+                try (var left = Files.list(etcDir.getParent())) {
+                    if (left.findAny().isEmpty()) {
+                        Files.delete(etcDir.getParent());
+                    }
+                }
+            }
+        } catch (IOException e) {
+            System.err.println("ShapedNamespace: " + etcDir + " not removed: " + e);
         }
     }
 

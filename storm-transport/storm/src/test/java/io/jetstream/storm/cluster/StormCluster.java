@@ -80,11 +80,13 @@ public final class StormCluster implements AutoCloseable {
     private final int nimbusPort;
     private final Map<String, List<Integer>> slotsByHost = new LinkedHashMap<>();
     private final List<Process> daemons = new ArrayList<>();
+    private Process nimbusProcess;
     private final Set<Long> startedPids = ConcurrentHashMap.newKeySet();
 
     /** What to start; {@link #start()} starts it. */
     public static final class Builder {
-        private Path extlib;
+        private final List<Path> extlib = new ArrayList<>();
+        private final List<Path> daemonExtlib = new ArrayList<>();
         private String workerJvmOptions = "-Xmx256m -XX:+UseSerialGC";
         private String workerJvmFlags = "";
         private String coordinatorHost = "127.0.0.1";
@@ -93,9 +95,15 @@ public final class StormCluster implements AutoCloseable {
 
         private Builder() {}
 
-        /** JetStream's shaded transport jar (or any jar) for {@code extlib/}. */
+        /** JetStream's shaded transport jar (or any jar) for {@code extlib/}; repeatable. */
         public Builder extlib(Path jar) {
-            this.extlib = jar;
+            this.extlib.add(jar);
+            return this;
+        }
+
+        /** A jar for the daemons' {@code extlib-daemon/} (the scheduler's, for Nimbus); repeatable. */
+        public Builder daemonExtlib(Path jar) {
+            this.daemonExtlib.add(jar);
             return this;
         }
 
@@ -141,7 +149,7 @@ public final class StormCluster implements AutoCloseable {
             Path root = Files.createTempDirectory("jetstream-storm-cluster-");
             StormCluster cluster;
             try {
-                cluster = new StormCluster(StormHome.layOut(root, extlib), this);
+                cluster = new StormCluster(StormHome.layOut(root, extlib, daemonExtlib), this);
             } catch (Exception | Error e) {
                 ScratchDirectory.delete(root);
                 throw e;
@@ -369,8 +377,7 @@ public final class StormCluster implements AutoCloseable {
         daemons.add(launch("zookeeper", List.of(), List.of("-Dzookeeper.admin.enableServer=false"), null,
                 ZOOKEEPER_MAIN, List.of(String.valueOf(zooKeeperPort), zooKeeperData.toString())));
 
-        Path nimbusConf = writeConf("nimbus", spec.coordinatorHost, Map.of());
-        daemons.add(launch("nimbus", List.of(), List.of(), nimbusConf, "org.apache.storm.daemon.nimbus.Nimbus", List.of()));
+        startNimbus(Map.of());
 
         int index = 0;
         for (SupervisorSpec supervisor : spec.supervisors) {
@@ -381,6 +388,30 @@ public final class StormCluster implements AutoCloseable {
             Path conf = writeConf(name, supervisor.host(), own);
             daemons.add(launch(name, supervisor.commandPrefix(), List.of(), conf, "org.apache.storm.daemon.supervisor.Supervisor", List.of()));
         }
+        awaitNimbusAndSupervisors();
+    }
+
+    private void startNimbus(Map<String, Object> own) throws IOException {
+        Path nimbusConf = writeConf("nimbus", spec.coordinatorHost, own);
+        nimbusProcess = launch("nimbus", List.of(), List.of(), nimbusConf, "org.apache.storm.daemon.nimbus.Nimbus", List.of());
+        daemons.add(nimbusProcess);
+    }
+
+    /**
+     * Stops Nimbus (SIGTERM, so that it gives up leadership in ZooKeeper; SIGKILL after 60 s) and
+     * starts it again with {@code nimbusConf} over the cluster's configuration (for example another
+     * {@code storm.scheduler}); returns once it leads and sees every supervisor's slots. The
+     * supervisors keep running. Kill the topologies first: the new Nimbus keeps their assignments.
+     */
+    public void restartNimbus(Map<String, Object> nimbusConf) throws Exception {
+        Process old = nimbusProcess;
+        old.destroy();
+        if (!old.waitFor(60, TimeUnit.SECONDS)) {
+            old.destroyForcibly();
+            old.waitFor(30, TimeUnit.SECONDS);
+        }
+        daemons.remove(old);
+        startNimbus(nimbusConf);
         awaitNimbusAndSupervisors();
     }
 

@@ -15,8 +15,10 @@ import java.util.Set;
  *   <li>{@code lib/}: the daemons' class path, storm-server and everything it brings at run time;
  *   <li>{@code lib-worker/}: a worker's class path, storm-client and its run-time dependencies only
  *       (what the release ships there), so a worker sees no class of this build but the extlib jar;
- *   <li>{@code extlib/}: what an operator adds to every worker, here at most one jar (JetStream's
- *       shaded transport jar);
+ *   <li>{@code extlib/}: what an operator adds to every worker (JetStream's shaded transport jar, and
+ *       the scheduler's for its traffic hook);
+ *   <li>{@code extlib-daemon/}: what an operator adds to the daemons' class path (the scheduler's
+ *       shaded jar, for Nimbus's {@code storm.scheduler}), as {@code bin/storm} adds it;
  *   <li>{@code conf/}, {@code log4j2/} ({@code cluster.xml} for the daemons, {@code worker.xml} for
  *       workers), {@code logs/}, {@code tmp/} (every JVM's {@code java.io.tmpdir}: RocksDB and Netty
  *       unpack native libraries there).
@@ -53,8 +55,16 @@ public final class StormHome {
      * @param extlib a jar for {@code extlib/}, or {@code null} for none
      */
     public static StormHome layOut(Path root, Path extlib) throws IOException {
+        return layOut(root, extlib == null ? List.of() : List.of(extlib), List.of());
+    }
+
+    /**
+     * Lays out a Storm home in the empty directory {@code root} from this JVM's class path, with
+     * {@code extlib} jars for every worker and {@code daemonExtlib} jars for the daemons.
+     */
+    public static StormHome layOut(Path root, List<Path> extlib, List<Path> daemonExtlib) throws IOException {
         StormHome home = new StormHome(root.toAbsolutePath());
-        for (String dir : List.of("lib", "lib-worker", "extlib", "conf", "log4j2", "logs", "tmp")) {
+        for (String dir : List.of("lib", "lib-worker", "extlib", "extlib-daemon", "conf", "log4j2", "logs", "tmp")) {
             Files.createDirectories(home.root.resolve(dir));
         }
         List<Path> repositoryJars = new ArrayList<>();
@@ -73,11 +83,11 @@ public final class StormHome {
         home.requireJar(home.lib(), "storm-server-");
         home.requireJar(home.libWorker(), "storm-client-");
         home.requireJar(home.libWorker(), "storm-shaded-deps-");
-        if (extlib != null) {
-            if (!Files.isRegularFile(extlib)) {
-                throw new IllegalArgumentException("no extlib jar at " + extlib + " (build it with Maven's package phase)");
-            }
-            Files.createSymbolicLink(home.extlib().resolve(extlib.getFileName()), extlib.toAbsolutePath());
+        for (Path jar : extlib) {
+            home.link(home.extlib(), jar);
+        }
+        for (Path jar : daemonExtlib) {
+            home.link(home.extlibDaemon(), jar);
         }
         home.writeLoggingConfigurations();
         return home;
@@ -99,6 +109,10 @@ public final class StormHome {
         return root.resolve("extlib");
     }
 
+    public Path extlibDaemon() {
+        return root.resolve("extlib-daemon");
+    }
+
     public Path conf() {
         return root.resolve("conf");
     }
@@ -116,9 +130,16 @@ public final class StormHome {
         return root.resolve("log4j2/cluster.xml");
     }
 
-    /** The daemons' class path: {@code lib/*}, as {@code bin/storm} builds it. */
+    /** The daemons' class path: {@code lib/*} and {@code extlib-daemon/*}, as {@code bin/storm} builds it. */
     public String daemonClassPath() {
-        return lib() + File.separator + "*";
+        return lib() + File.separator + "*" + File.pathSeparator + extlibDaemon() + File.separator + "*";
+    }
+
+    private void link(Path dir, Path jar) throws IOException {
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalArgumentException("no extlib jar at " + jar + " (build it with Maven's package phase)");
+        }
+        Files.createSymbolicLink(dir.resolve(jar.getFileName()), jar.toAbsolutePath());
     }
 
     private static boolean isStorm(Path jar) {
