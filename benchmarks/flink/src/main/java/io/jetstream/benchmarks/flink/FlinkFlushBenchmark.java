@@ -39,7 +39,9 @@ import org.apache.flink.streaming.api.functions.sink.legacy.SinkFunction;
  *
  * <p>Sides, all in one run: the stock shuffle ({@code NettyShuffleServiceFactory}) with
  * {@code execution.buffer-timeout.interval} 0, 1, 10 and 100 ms, and JetStream's factory at Flink's
- * default (100 ms) with flush control at its defaults. Per side: p50/p99 at fixed rates (the first
+ * default (100 ms) with flush control at its defaults, once as it ships (the two TaskManagers, on one
+ * host, exchange buffers over the shared-memory ring) and once with the ring off (over Flink's Netty,
+ * as stock). Per side: p50/p99 at fixed rates (the first
  * second of each run is warm-up and not counted) and the unpaced maximum throughput (records over
  * the time between the sink's first and last record). Every side runs on a MiniCluster of its own in
  * every round; rounds alternate the order of the sides.
@@ -59,7 +61,13 @@ public final class FlinkFlushBenchmark {
     static final AtomicLong LAST = new AtomicLong();
     static final AtomicLong COUNT = new AtomicLong();
 
-    record Side(String name, boolean jetstream, long timeoutMs) {}
+    /** A side: its name, whether it runs JetStream's factory (with {@code conf}), and its buffer timeout. */
+    record Side(String name, boolean jetstream, long timeoutMs, Map<String, String> conf) {}
+
+    /** JetStream at its defaults: flush control, and the same-host ring between the two TaskManagers. */
+    static final String OURS = "JetStream @100 ms (ring)";
+    /** JetStream's flush control with the ring off: the bytes travel on Flink's Netty, as stock's do. */
+    static final String OURS_NETTY = "JetStream @100 ms (Netty)";
 
     /** Per side: p50/p99 (ms) per rate, throughputs (records/s) per round. */
     static final Map<String, Map<Integer, List<double[]>>> LATENCY = new LinkedHashMap<>();
@@ -80,13 +88,15 @@ public final class FlinkFlushBenchmark {
         }
         List<Side> stock = new ArrayList<>();
         for (long t : STOCK_TIMEOUTS_MS) {
-            stock.add(new Side("stock @" + t + " ms", false, t));
+            stock.add(new Side("stock @" + t + " ms", false, t, Map.of()));
         }
-        List<Side> ours = List.of(new Side("JetStream @100 ms (default)", true, 100));
+        Map<String, String> nettyConf = new LinkedHashMap<>(OURS_CONF);
+        nettyConf.put("taskmanager.network.jetstream.ring.enabled", "false");
+        List<Side> ours = List.of(new Side(OURS, true, 100, OURS_CONF), new Side(OURS_NETTY, true, 100, nettyConf));
         for (Side s : stock) {
             init(s);
         }
-        init(ours.get(0));
+        ours.forEach(FlinkFlushBenchmark::init);
         long started = System.nanoTime();
         // Every side on a MiniCluster of its own, in every round: sides sharing a cluster ran on warmer
         // TaskManagers than a side alone (a control run with JetStream switched off measured 0.75x of
@@ -120,9 +130,7 @@ public final class FlinkFlushBenchmark {
         Configuration conf = new Configuration();
         conf.set(ShuffleServiceOptions.SHUFFLE_SERVICE_FACTORY_CLASS, sides.get(0).jetstream()
                 ? JetStreamShuffleServiceFactory.class.getName() : NettyShuffleServiceFactory.class.getName());
-        if (sides.get(0).jetstream()) {
-            OURS_CONF.forEach(conf::setString);
-        }
+        sides.get(0).conf().forEach(conf::setString);
         conf.set(RestOptions.BIND_PORT, "0");
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("16m"));
@@ -277,17 +285,18 @@ public final class FlinkFlushBenchmark {
             row.append(String.format(" %,.0f |", mean(THROUGHPUT.get(side))));
             System.out.println(row);
         }
-        String ours = "JetStream @100 ms (default)";
         System.out.println();
         for (int r : RATES) {
-            double p50 = LATENCY.get(ours).get(r).stream().mapToDouble(x -> x[0]).average().orElse(Double.NaN);
-            double stock1 = LATENCY.get("stock @1 ms").get(r).stream().mapToDouble(x -> x[0]).average().orElse(Double.NaN);
-            double stock100 = LATENCY.get("stock @100 ms").get(r).stream().mapToDouble(x -> x[0]).average().orElse(Double.NaN);
-            System.out.printf("p50 @%,d rec/s: JetStream / stock@1ms = %.2f; JetStream / stock@100ms = %.3f%n", r, p50 / stock1,
-                    p50 / stock100);
+            double stock1 = p50("stock @1 ms", r);
+            double stock100 = p50("stock @100 ms", r);
+            System.out.printf("p50 @%,d rec/s: JetStream (ring) / stock@1ms = %.2f; JetStream (Netty) / stock@1ms = %.2f; "
+                            + "JetStream (ring) / stock@100ms = %.3f%n", r, p50(OURS, r) / stock1, p50(OURS_NETTY, r) / stock1,
+                    p50(OURS, r) / stock100);
         }
-        System.out.printf("max throughput: JetStream / stock@100ms = %.3f; stock@1ms / stock@100ms = %.3f; stock@0ms / stock@100ms = %.3f%n",
-                mean(THROUGHPUT.get(ours)) / mean(THROUGHPUT.get("stock @100 ms")),
+        System.out.printf("max throughput: JetStream (ring) / stock@100ms = %.3f; JetStream (Netty) / stock@100ms = %.3f; "
+                        + "stock@1ms / stock@100ms = %.3f; stock@0ms / stock@100ms = %.3f%n",
+                mean(THROUGHPUT.get(OURS)) / mean(THROUGHPUT.get("stock @100 ms")),
+                mean(THROUGHPUT.get(OURS_NETTY)) / mean(THROUGHPUT.get("stock @100 ms")),
                 mean(THROUGHPUT.get("stock @1 ms")) / mean(THROUGHPUT.get("stock @100 ms")),
                 mean(THROUGHPUT.get("stock @0 ms")) / mean(THROUGHPUT.get("stock @100 ms")));
     }
