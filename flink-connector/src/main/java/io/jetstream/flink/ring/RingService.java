@@ -5,6 +5,7 @@ import static io.jetstream.flink.ring.RingMessageDescriptor.*;
 import io.jetstream.core.ring.RecordHandler;
 import io.jetstream.core.ring.RingClosedException;
 import io.jetstream.core.ring.RingConsumer;
+import io.jetstream.core.ring.RingDirectory;
 import io.jetstream.core.ring.RingProducer;
 import io.jetstream.core.ring.RingSettings;
 import java.io.IOException;
@@ -142,6 +143,7 @@ public final class RingService implements AutoCloseable {
      */
     public void start(int dataPort) {
         this.port = dataPort;
+        reclaimStaleRings();
         this.consumer = RingConsumer.create(settings, ringName(dataPort));
         this.running = true;
         Thread t = new Thread(this::run, "jetstream-ring-" + dataPort);
@@ -365,6 +367,16 @@ public final class RingService implements AutoCloseable {
         }
         peer.channels.clear();
         releasePeer(peer);
+        // A peer whose process died left its ring file behind: remove it (and any other dead consumer's).
+        reclaimStaleRings();
+    }
+
+    private void reclaimStaleRings() {
+        try {
+            RingDirectory.reclaimStale(settings.directory());
+        } catch (RuntimeException e) {
+            LOG.warn("Cannot reclaim stale ring files in {}: {}", settings.directory(), e.toString());
+        }
     }
 
     private void releasePeer(RingPeer peer) {
