@@ -120,8 +120,9 @@ class JetStreamRingProcessITCase {
         conf.setString("heartbeat.rpc-failure-threshold", "1");
         conf.setString("jobmanager.memory.process.size", "512m");
         conf.setString("restart-strategy.type", "fixed-delay");
-        conf.setString("restart-strategy.fixed-delay.attempts", "5");
-        conf.setString("restart-strategy.fixed-delay.delay", "500 ms");
+        // Until the JobManager notices the dead TaskManager (heartbeat), restarts may be placed on it: allow ~30 s of them.
+        conf.setString("restart-strategy.fixed-delay.attempts", "30");
+        conf.setString("restart-strategy.fixed-delay.delay", "1 s");
         conf.setString("execution.checkpointing.interval", "200 ms");
         conf.setString("slot.request.timeout", "120 s");
         return conf;
