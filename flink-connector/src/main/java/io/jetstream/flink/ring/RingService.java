@@ -246,7 +246,13 @@ public final class RingService implements AutoCloseable {
         });
         try {
             RingPeer peer = attached.get(connectTimeoutMillis, TimeUnit.MILLISECONDS);
-            peer.established.get(connectTimeoutMillis, TimeUnit.MILLISECONDS);
+            try {
+                peer.established.get(connectTimeoutMillis, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                // Detach: a later connection tries afresh instead of waiting on this one.
+                execute(() -> lose(peer, "no answer to the ring handshake within " + connectTimeoutMillis + " ms"));
+                throw e;
+            }
             if (peer.lost) {
                 throw new IOException("ring connection to " + address + " lost: " + peer.lostCause);
             }
