@@ -75,6 +75,10 @@ import org.slf4j.LoggerFactory;
  * time), is checked every {@code ring.liveness-check-interval-ms}; its channels then fail with a
  * {@link RemoteTransportException} as on a lost TCP connection, and the views it read are released.
  *
+ * <p>Idle: the I/O thread spins ({@code ring.idle.*}), then blocks on its ring's wake-up socket
+ * ({@code ring.wakeup}: a peer's commit signals it, a local hand-over wakes it) until at most the next
+ * liveness check; with {@code ring.wakeup: false} it backs off with parks instead.
+ *
  * <p>Threading: the I/O thread ({@code jetstream-ring-<port>}) owns all protocol state. Other threads
  * only enqueue: {@link #readerAvailable} and {@link #creditAvailable} (task threads, per buffer: a flag
  * and a lock-free array queue, no allocation) and {@link #execute} (rare commands). Data moves with one
@@ -123,13 +127,14 @@ public final class RingService implements AutoCloseable {
     private volatile RingConsumer consumer;
     private volatile Thread thread;
     private volatile boolean running;
+    /** Set while the I/O thread may block on the ring's wake-up socket: notifiers then wake it. */
+    private volatile boolean blocking;
     private volatile Throwable failure;
     private int port = -1;
 
     public RingService(RingSettings settings, long connectTimeoutMillis, ResultPartitionManager partitionManager,
             TaskEventPublisher taskEventPublisher, RingMetrics metrics) {
-        // The I/O thread polls its ring and its queues itself: no wake-up socket.
-        this.settings = settings.withWakeup(false, settings.maxBlockMillis());
+        this.settings = settings;
         this.connectTimeoutMillis = connectTimeoutMillis;
         this.partitionManager = partitionManager;
         this.taskEventPublisher = taskEventPublisher;
@@ -222,10 +227,22 @@ public final class RingService implements AutoCloseable {
         }
     }
 
+    /**
+     * Wakes the I/O thread after something was queued for it: unparks it, and if it may be blocked on
+     * the wake-up socket, wakes that (a syscall, made only then). The queue's offer (a volatile write)
+     * comes before the read of {@link #blocking}, and the I/O thread's write of {@link #blocking} before
+     * its last look at the queues: one of the two always sees the other.
+     */
     private void wake() {
         Thread t = thread;
         if (t != null) {
             LockSupport.unpark(t);
+            if (blocking) {
+                RingConsumer c = consumer;
+                if (c != null) {
+                    c.wake();
+                }
+            }
         }
     }
 
@@ -272,6 +289,8 @@ public final class RingService implements AutoCloseable {
 
     private void run() {
         IdleStrategy idle = settings.newIdleStrategy();
+        int idleRounds = 0;
+        int blockAfter = settings.idleSpins() + settings.idleYields();
         try {
             while (running) {
                 int work = consumer.poll(inbound, POLL_LIMIT);
@@ -286,7 +305,12 @@ public final class RingService implements AutoCloseable {
                     nextLivenessCheck = now + settings.livenessCheckIntervalNanos();
                 }
                 if (work > 0) {
+                    idleRounds = 0;
                     idle.reset();
+                } else if (consumer.hasWakeup() && ++idleRounds > blockAfter && !hasPendingOutbound()) {
+                    idleRounds = 0;
+                    block(now);
+                    idle.reset(); // after a block, spin briefly again before the next one
                 } else {
                     idle.idle();
                 }
@@ -304,6 +328,40 @@ public final class RingService implements AutoCloseable {
             }
             consumer.close();
         }
+    }
+
+    /**
+     * Idle for long: blocks on the ring's wake-up socket (a peer's commit, {@link #wake}, or until the
+     * next liveness check or timer, at most {@code ring.idle.max-block-ms}), so an idle TaskManager
+     * costs no CPU. I/O thread.
+     */
+    private void block(long now) {
+        long until = nextLivenessCheck;
+        if (!timers.isEmpty() && timers.peek().due - until < 0) {
+            until = timers.peek().due;
+        }
+        long millis = Math.min(settings.maxBlockMillis(), TimeUnit.NANOSECONDS.toMillis(until - now));
+        if (millis < 1) {
+            return;
+        }
+        blocking = true;
+        try {
+            if (commands.isEmpty() && availableReaders.isEmpty() && creditHandles.isEmpty()) {
+                consumer.pollOrAwait(inbound, POLL_LIMIT, millis);
+            }
+        } finally {
+            blocking = false;
+        }
+    }
+
+    private boolean hasPendingOutbound() {
+        for (int i = 0; i < peerList.size(); i++) {
+            RingPeer peer = peerList.get(i);
+            if (!peer.outbound.isEmpty() || !peer.available.isEmpty()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private int drainQueues() {
@@ -949,6 +1007,9 @@ public final class RingService implements AutoCloseable {
     public void close() {
         running = false;
         Thread t = thread;
+        if (t != null && consumer != null) {
+            consumer.wake();
+        }
         if (t == null) {
             RingConsumer c = consumer;
             if (c != null) {
