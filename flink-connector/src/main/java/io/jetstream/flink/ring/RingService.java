@@ -106,6 +106,8 @@ public final class RingService implements AutoCloseable {
     private final ManyToOneConcurrentArrayQueue<RingChannelHandle> creditHandles =
             new ManyToOneConcurrentArrayQueue<>(QUEUE_CAPACITY);
     private final AtomicInteger handles = new AtomicInteger();
+    /** Channels requested over the ring (removed when closed): the gates' per-path counts ask. */
+    private final Map<RemoteInputChannel, RingChannelHandle> ringChannels = new ConcurrentHashMap<>();
 
     // I/O thread state
     private final Int2ObjectHashMap<RingPeer> peers = new Int2ObjectHashMap<>();
@@ -191,6 +193,23 @@ public final class RingService implements AutoCloseable {
 
     int newHandle() {
         return handles.incrementAndGet();
+    }
+
+    void channelRequested(RingChannelHandle handle) {
+        ringChannels.put(handle.channel, handle);
+    }
+
+    void channelClosed(RemoteInputChannel channel) {
+        ringChannels.remove(channel);
+    }
+
+    /**
+     * Whether {@code channel}'s buffers come over the ring (requested here and not moved to Netty).
+     * Any thread; a map lookup (gates cache the answer per channel).
+     */
+    public boolean carries(RemoteInputChannel channel) {
+        RingChannelHandle handle = ringChannels.get(channel);
+        return handle != null && handle.netty == null;
     }
 
     // ---- hand-over from other threads ----

@@ -1,5 +1,6 @@
 package io.jetstream.flink.shuffle;
 
+import io.jetstream.flink.gate.ChannelPathCounters;
 import io.jetstream.flink.ring.RingService;
 import io.jetstream.flink.flush.FlushMetrics;
 import io.jetstream.flink.flush.FlushScheduler;
@@ -106,8 +107,12 @@ public final class JetStreamShuffleEnvironment
         Counter buffers = group.counter("buffersIn");
         Counter bytes = group.counter("bytesIn");
         List<IndexedInputGate> wrapped = new ArrayList<>(gates.size());
+        ChannelPathCounters paths = new ChannelPathCounters(
+                ring == null ? channel -> false : ring::carries,
+                group.counter("buffersInRing"), group.counter("bytesInRing"),
+                group.counter("buffersInNetty"), group.counter("bytesInNetty"));
         for (SingleInputGate gate : gates) {
-            wrapped.add(new JetStreamInputGate(gate, buffers, bytes));
+            wrapped.add(new JetStreamInputGate(gate, buffers, bytes, paths));
         }
         return wrapped;
     }
