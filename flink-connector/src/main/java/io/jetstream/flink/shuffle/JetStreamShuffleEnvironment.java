@@ -107,11 +107,13 @@ public final class JetStreamShuffleEnvironment
         Counter buffers = group.counter("buffersIn");
         Counter bytes = group.counter("bytesIn");
         List<IndexedInputGate> wrapped = new ArrayList<>(gates.size());
-        ChannelPathCounters paths = new ChannelPathCounters(
-                ring == null ? channel -> false : ring::carries,
-                group.counter("buffersInRing"), group.counter("bytesInRing"),
-                group.counter("buffersInNetty"), group.counter("bytesInNetty"));
         for (SingleInputGate gate : gates) {
+            // Which path carried this gate's data: jetstream.gate.<index>.{buffers,bytes}In{Ring,Netty}.
+            MetricGroup gateGroup = group.addGroup("gate", String.valueOf(gate.getGateIndex()));
+            ChannelPathCounters paths = new ChannelPathCounters(
+                    ring == null ? channel -> false : ring::carries,
+                    gateGroup.counter("buffersInRing"), gateGroup.counter("bytesInRing"),
+                    gateGroup.counter("buffersInNetty"), gateGroup.counter("bytesInNetty"));
             wrapped.add(new JetStreamInputGate(gate, buffers, bytes, paths));
         }
         return wrapped;
