@@ -28,11 +28,21 @@ public final class JetStreamInputGate extends IndexedInputGate {
     private final IndexedInputGate delegate;
     private final Counter buffersIn;
     private final Counter bytesIn;
+    /** Null: no per-path counts. */
+    private final ChannelPathCounters paths;
+    /** Task thread: the channel object each path below was looked up for, by channel index. */
+    private InputChannel[] pathChannels = new InputChannel[0];
+    private byte[] pathOfChannel = new byte[0];
 
     public JetStreamInputGate(IndexedInputGate delegate, Counter buffersIn, Counter bytesIn) {
+        this(delegate, buffersIn, bytesIn, null);
+    }
+
+    public JetStreamInputGate(IndexedInputGate delegate, Counter buffersIn, Counter bytesIn, ChannelPathCounters paths) {
         this.delegate = delegate;
         this.buffersIn = buffersIn;
         this.bytesIn = bytesIn;
+        this.paths = paths;
     }
 
     /** The decorated gate. */
@@ -60,6 +70,30 @@ public final class JetStreamInputGate extends IndexedInputGate {
         if (bufferOrEvent.isBuffer()) {
             buffersIn.inc();
             bytesIn.inc(bufferOrEvent.getSize());
+            if (paths != null) {
+                countPath(bufferOrEvent.getChannelInfo().getInputChannelIdx(), bufferOrEvent.getSize());
+            }
+        }
+    }
+
+    private void countPath(int channelIndex, int size) {
+        if (channelIndex >= pathChannels.length) {
+            int length = Math.max(channelIndex + 1, delegate.getNumberOfInputChannels());
+            pathChannels = java.util.Arrays.copyOf(pathChannels, length);
+            pathOfChannel = java.util.Arrays.copyOf(pathOfChannel, length);
+        }
+        InputChannel channel = delegate.getChannel(channelIndex);
+        if (pathChannels[channelIndex] != channel) {
+            pathChannels[channelIndex] = channel;
+            pathOfChannel[channelIndex] = paths.pathOf(channel);
+        }
+        byte path = pathOfChannel[channelIndex];
+        if (path == ChannelPathCounters.RING) {
+            paths.ringBuffers().inc();
+            paths.ringBytes().inc(size);
+        } else if (path == ChannelPathCounters.NETTY) {
+            paths.nettyBuffers().inc();
+            paths.nettyBytes().inc(size);
         }
     }
 

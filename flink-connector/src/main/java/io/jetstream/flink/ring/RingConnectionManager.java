@@ -6,6 +6,7 @@ import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import org.apache.flink.runtime.io.network.ConnectionID;
@@ -35,6 +36,8 @@ public final class RingConnectionManager implements ConnectionManager {
     private final RingMetrics metrics;
     private final Map<Integer, RingPartitionRequestClient> clients = new ConcurrentHashMap<>();
     private final Map<InetAddress, Boolean> localAddresses = new ConcurrentHashMap<>();
+    /** Data ports of same-host peers whose ring could not be used: they stay on Netty (no new handshake wait). */
+    private final Set<Integer> nettyPorts = ConcurrentHashMap.newKeySet();
     private volatile boolean ringStarted;
 
     public RingConnectionManager(ConnectionManager netty, RingService ring, InetAddress hostAddress, Executor ioExecutor,
@@ -64,7 +67,8 @@ public final class RingConnectionManager implements ConnectionManager {
     public PartitionRequestClient createPartitionRequestClient(ConnectionID connectionId)
             throws IOException, InterruptedException {
         InetSocketAddress address = connectionId.getAddress();
-        if (ringStarted && ring.isUsable() && isSameHost(address) && address.getPort() != ring.port()) {
+        if (ringStarted && ring.isUsable() && isSameHost(address) && address.getPort() != ring.port()
+                && !nettyPorts.contains(address.getPort())) {
             RingPartitionRequestClient client = clients.get(address.getPort());
             if (client != null && !client.isLost()) {
                 return client;
@@ -80,7 +84,8 @@ public final class RingConnectionManager implements ConnectionManager {
                         LOG.info("Buffers from the TaskManager at {} move over the same-host ring", address);
                     } catch (IOException e) {
                         metrics.fallbacks.inc();
-                        LOG.warn("Connection to the TaskManager at {} falls back to Netty: {}", address, e.getMessage());
+                        nettyPorts.add(address.getPort());
+                        LOG.warn("Connections to the TaskManager at {} fall back to Netty: {}", address, e.getMessage());
                         client = null;
                     }
                 }

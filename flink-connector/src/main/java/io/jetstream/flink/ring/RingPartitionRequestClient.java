@@ -53,6 +53,7 @@ final class RingPartitionRequestClient implements PartitionRequestClient {
     public void requestSubpartition(ResultPartitionID partitionId, ResultSubpartitionIndexSet indexSet,
             RemoteInputChannel channel, int delayMs) throws IOException {
         RingChannelHandle handle = handles.computeIfAbsent(channel, c -> new RingChannelHandle(service.newHandle(), c, this));
+        service.channelRequested(handle);
         if (handle.netty != null) {
             handle.netty.requestSubpartition(partitionId, indexSet, channel, delayMs);
             return;
@@ -152,6 +153,7 @@ final class RingPartitionRequestClient implements PartitionRequestClient {
     @Override
     public void close(RemoteInputChannel channel) throws IOException {
         RingChannelHandle handle = handles.remove(channel);
+        service.channelClosed(channel);
         if (handle == null) {
             return;
         }

@@ -5,6 +5,7 @@ import static io.jetstream.flink.ring.RingMessageDescriptor.*;
 import io.jetstream.core.ring.RecordHandler;
 import io.jetstream.core.ring.RingClosedException;
 import io.jetstream.core.ring.RingConsumer;
+import io.jetstream.core.ring.RingDirectory;
 import io.jetstream.core.ring.RingProducer;
 import io.jetstream.core.ring.RingSettings;
 import java.io.IOException;
@@ -74,6 +75,10 @@ import org.slf4j.LoggerFactory;
  * time), is checked every {@code ring.liveness-check-interval-ms}; its channels then fail with a
  * {@link RemoteTransportException} as on a lost TCP connection, and the views it read are released.
  *
+ * <p>Idle: the I/O thread spins ({@code ring.idle.*}), then blocks on its ring's wake-up socket
+ * ({@code ring.wakeup}: a peer's commit signals it, a local hand-over wakes it) until at most the next
+ * liveness check; with {@code ring.wakeup: false} it backs off with parks instead.
+ *
  * <p>Threading: the I/O thread ({@code jetstream-ring-<port>}) owns all protocol state. Other threads
  * only enqueue: {@link #readerAvailable} and {@link #creditAvailable} (task threads, per buffer: a flag
  * and a lock-free array queue, no allocation) and {@link #execute} (rare commands). Data moves with one
@@ -101,6 +106,8 @@ public final class RingService implements AutoCloseable {
     private final ManyToOneConcurrentArrayQueue<RingChannelHandle> creditHandles =
             new ManyToOneConcurrentArrayQueue<>(QUEUE_CAPACITY);
     private final AtomicInteger handles = new AtomicInteger();
+    /** Channels requested over the ring (removed when closed): the gates' per-path counts ask. */
+    private final Map<RemoteInputChannel, RingChannelHandle> ringChannels = new ConcurrentHashMap<>();
 
     // I/O thread state
     private final Int2ObjectHashMap<RingPeer> peers = new Int2ObjectHashMap<>();
@@ -122,13 +129,14 @@ public final class RingService implements AutoCloseable {
     private volatile RingConsumer consumer;
     private volatile Thread thread;
     private volatile boolean running;
+    /** Set while the I/O thread may block on the ring's wake-up socket: notifiers then wake it. */
+    private volatile boolean blocking;
     private volatile Throwable failure;
     private int port = -1;
 
     public RingService(RingSettings settings, long connectTimeoutMillis, ResultPartitionManager partitionManager,
             TaskEventPublisher taskEventPublisher, RingMetrics metrics) {
-        // The I/O thread polls its ring and its queues itself: no wake-up socket.
-        this.settings = settings.withWakeup(false, settings.maxBlockMillis());
+        this.settings = settings;
         this.connectTimeoutMillis = connectTimeoutMillis;
         this.partitionManager = partitionManager;
         this.taskEventPublisher = taskEventPublisher;
@@ -142,6 +150,7 @@ public final class RingService implements AutoCloseable {
      */
     public void start(int dataPort) {
         this.port = dataPort;
+        reclaimStaleRings();
         this.consumer = RingConsumer.create(settings, ringName(dataPort));
         this.running = true;
         Thread t = new Thread(this::run, "jetstream-ring-" + dataPort);
@@ -186,6 +195,23 @@ public final class RingService implements AutoCloseable {
         return handles.incrementAndGet();
     }
 
+    void channelRequested(RingChannelHandle handle) {
+        ringChannels.put(handle.channel, handle);
+    }
+
+    void channelClosed(RemoteInputChannel channel) {
+        ringChannels.remove(channel);
+    }
+
+    /**
+     * Whether {@code channel}'s buffers come over the ring (requested here and not moved to Netty).
+     * Any thread; a map lookup (gates cache the answer per channel).
+     */
+    public boolean carries(RemoteInputChannel channel) {
+        RingChannelHandle handle = ringChannels.get(channel);
+        return handle != null && handle.netty == null;
+    }
+
     // ---- hand-over from other threads ----
 
     /** Runs {@code command} on the I/O thread. Any thread. */
@@ -220,10 +246,22 @@ public final class RingService implements AutoCloseable {
         }
     }
 
+    /**
+     * Wakes the I/O thread after something was queued for it: unparks it, and if it may be blocked on
+     * the wake-up socket, wakes that (a syscall, made only then). The queue's offer (a volatile write)
+     * comes before the read of {@link #blocking}, and the I/O thread's write of {@link #blocking} before
+     * its last look at the queues: one of the two always sees the other.
+     */
     private void wake() {
         Thread t = thread;
         if (t != null) {
             LockSupport.unpark(t);
+            if (blocking) {
+                RingConsumer c = consumer;
+                if (c != null) {
+                    c.wake();
+                }
+            }
         }
     }
 
@@ -244,7 +282,13 @@ public final class RingService implements AutoCloseable {
         });
         try {
             RingPeer peer = attached.get(connectTimeoutMillis, TimeUnit.MILLISECONDS);
-            peer.established.get(connectTimeoutMillis, TimeUnit.MILLISECONDS);
+            try {
+                peer.established.get(connectTimeoutMillis, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                // Detach: a later connection tries afresh instead of waiting on this one.
+                execute(() -> lose(peer, "no answer to the ring handshake within " + connectTimeoutMillis + " ms"));
+                throw e;
+            }
             if (peer.lost) {
                 throw new IOException("ring connection to " + address + " lost: " + peer.lostCause);
             }
@@ -264,6 +308,8 @@ public final class RingService implements AutoCloseable {
 
     private void run() {
         IdleStrategy idle = settings.newIdleStrategy();
+        int idleRounds = 0;
+        int blockAfter = settings.idleSpins() + settings.idleYields();
         try {
             while (running) {
                 int work = consumer.poll(inbound, POLL_LIMIT);
@@ -278,7 +324,12 @@ public final class RingService implements AutoCloseable {
                     nextLivenessCheck = now + settings.livenessCheckIntervalNanos();
                 }
                 if (work > 0) {
+                    idleRounds = 0;
                     idle.reset();
+                } else if (consumer.hasWakeup() && ++idleRounds > blockAfter && !hasPendingOutbound()) {
+                    idleRounds = 0;
+                    block(now);
+                    idle.reset(); // after a block, spin briefly again before the next one
                 } else {
                     idle.idle();
                 }
@@ -296,6 +347,40 @@ public final class RingService implements AutoCloseable {
             }
             consumer.close();
         }
+    }
+
+    /**
+     * Idle for long: blocks on the ring's wake-up socket (a peer's commit, {@link #wake}, or until the
+     * next liveness check or timer, at most {@code ring.idle.max-block-ms}), so an idle TaskManager
+     * costs no CPU. I/O thread.
+     */
+    private void block(long now) {
+        long until = nextLivenessCheck;
+        if (!timers.isEmpty() && timers.peek().due - until < 0) {
+            until = timers.peek().due;
+        }
+        long millis = Math.min(settings.maxBlockMillis(), TimeUnit.NANOSECONDS.toMillis(until - now));
+        if (millis < 1) {
+            return;
+        }
+        blocking = true;
+        try {
+            if (commands.isEmpty() && availableReaders.isEmpty() && creditHandles.isEmpty()) {
+                consumer.pollOrAwait(inbound, POLL_LIMIT, millis);
+            }
+        } finally {
+            blocking = false;
+        }
+    }
+
+    private boolean hasPendingOutbound() {
+        for (int i = 0; i < peerList.size(); i++) {
+            RingPeer peer = peerList.get(i);
+            if (!peer.outbound.isEmpty() || !peer.available.isEmpty()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private int drainQueues() {
@@ -365,6 +450,16 @@ public final class RingService implements AutoCloseable {
         }
         peer.channels.clear();
         releasePeer(peer);
+        // A peer whose process died left its ring file behind: remove it (and any other dead consumer's).
+        reclaimStaleRings();
+    }
+
+    private void reclaimStaleRings() {
+        try {
+            RingDirectory.reclaimStale(settings.directory());
+        } catch (RuntimeException e) {
+            LOG.warn("Cannot reclaim stale ring files in {}: {}", settings.directory(), e.toString());
+        }
     }
 
     private void releasePeer(RingPeer peer) {
@@ -931,6 +1026,9 @@ public final class RingService implements AutoCloseable {
     public void close() {
         running = false;
         Thread t = thread;
+        if (t != null && consumer != null) {
+            consumer.wake();
+        }
         if (t == null) {
             RingConsumer c = consumer;
             if (c != null) {

@@ -1,5 +1,6 @@
 package io.jetstream.flink.shuffle;
 
+import io.jetstream.flink.gate.ChannelPathCounters;
 import io.jetstream.flink.ring.RingService;
 import io.jetstream.flink.flush.FlushMetrics;
 import io.jetstream.flink.flush.FlushScheduler;
@@ -107,7 +108,13 @@ public final class JetStreamShuffleEnvironment
         Counter bytes = group.counter("bytesIn");
         List<IndexedInputGate> wrapped = new ArrayList<>(gates.size());
         for (SingleInputGate gate : gates) {
-            wrapped.add(new JetStreamInputGate(gate, buffers, bytes));
+            // Which path carried this gate's data: jetstream.gate.<index>.{buffers,bytes}In{Ring,Netty}.
+            MetricGroup gateGroup = group.addGroup("gate", String.valueOf(gate.getGateIndex()));
+            ChannelPathCounters paths = new ChannelPathCounters(
+                    ring == null ? channel -> false : ring::carries,
+                    gateGroup.counter("buffersInRing"), gateGroup.counter("bytesInRing"),
+                    gateGroup.counter("buffersInNetty"), gateGroup.counter("bytesInNetty"));
+            wrapped.add(new JetStreamInputGate(gate, buffers, bytes, paths));
         }
         return wrapped;
     }

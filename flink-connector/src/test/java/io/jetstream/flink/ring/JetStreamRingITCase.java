@@ -60,6 +60,9 @@ class JetStreamRingITCase {
         // Each checked record is 30+ bytes of payload: all of them crossed TaskManagers.
         assertTrue(bytesIn > RECORDS * 30, "bytes over the ring: " + bytesIn);
         assertTrue(ShuffleTestAccess.sum("ringConnections") > 0, "ring connections");
+        // Per gate: every buffer of a remote channel came over the ring, none over Netty.
+        assertTrue(ShuffleTestAccess.sumEndingWith("bytesInRing") > RECORDS * 30, "gates' bytes over the ring");
+        assertEquals(0, ShuffleTestAccess.sumEndingWith("bytesInNetty"), "gates' bytes over Netty");
         assertEquals(0, ShuffleTestAccess.sum("nettyConnections"), "connections handed to Netty");
         assertEquals(0, ShuffleTestAccess.sum("ringFallbacks"), "fallbacks to Netty");
 
@@ -120,6 +123,7 @@ class JetStreamRingITCase {
         assertNull(RingFifoJob.FIRST_VIOLATION.get(), "order or content violated");
         assertEquals(0, ShuffleTestAccess.sum("ringBuffersIn"), "nothing over the ring");
         assertTrue(ShuffleTestAccess.sum("nettyConnections") > 0, "connections handed to Netty");
+        assertTrue(ShuffleTestAccess.sumEndingWith("bytesInNetty") > RECORDS * 30, "gates' bytes over Netty");
         assertEquals(List.of(), RingClusters.ringThreadsAfterJoin(), "ring threads left after the cluster closed");
     }
 
@@ -139,7 +143,8 @@ class JetStreamRingITCase {
         assertNull(RingFifoJob.FIRST_VIOLATION.get(), "order or content violated");
         assertEquals(0, ShuffleTestAccess.sum("ringBuffersIn"), "nothing over the ring");
         assertEquals(0, ShuffleTestAccess.sum("ringBytesOut"), "nothing over the ring");
-        assertTrue(ShuffleTestAccess.sum("bytesIn") > RECORDS * 30, "Netty carried the data into JetStream's gates");
+        assertTrue(ShuffleTestAccess.sumEndingWith("bytesInNetty") > RECORDS * 30, "Netty carried the data into JetStream's gates");
+        assertEquals(0, ShuffleTestAccess.sumEndingWith("bytesInRing"), "gates' bytes over the ring");
     }
 
     @Test

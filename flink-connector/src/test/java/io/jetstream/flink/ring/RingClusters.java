@@ -41,6 +41,28 @@ final class RingClusters {
         return own;
     }
 
+    /** Ring files of Flink TaskManagers whose consumer is one of {@code pids}. */
+    static List<Path> ringFilesOf(List<Long> pids) throws IOException {
+        Path directory = RingDirectory.defaultDirectory();
+        List<Path> found = new ArrayList<>();
+        if (!Files.isDirectory(directory)) {
+            return found;
+        }
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "flink-tm-*.ring")) {
+            for (Path file : files) {
+                try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+                    ByteBuffer pid = ByteBuffer.allocate(8).order(ByteOrder.nativeOrder());
+                    if (channel.read(pid, RingDescriptor.CONSUMER_PID_OFFSET) == 8 && pids.contains(pid.getLong(0))) {
+                        found.add(file);
+                    }
+                } catch (IOException vanished) {
+                    // deleted while we looked
+                }
+            }
+        }
+        return found;
+    }
+
     /** Marks a ring failed in its file, as its consumer would (state and reason), through the shared mapping. */
     static void markFailed(Path ring, String reason) throws IOException {
         try (FileChannel channel = FileChannel.open(ring, StandardOpenOption.READ, StandardOpenOption.WRITE)) {

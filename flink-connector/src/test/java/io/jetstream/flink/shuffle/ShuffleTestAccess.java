@@ -27,6 +27,11 @@ public final class ShuffleTestAccess {
         return CollectingMetricReporter.sum(name);
     }
 
+    /** Sum of the JetStream counters whose identifier ends with {@code .<suffix>} (per-gate counters). */
+    public static long sumEndingWith(String suffix) {
+        return CollectingMetricReporter.sumEndingWith(suffix);
+    }
+
     public static Map<Integer, Long> keyedSum(MiniCluster cluster, long records, double rate, long checkpointMs,
             boolean unaligned) throws Exception {
         return KeyedSumJob.run(cluster, RuntimeExecutionMode.STREAMING, records, rate, checkpointMs, unaligned);

@@ -338,6 +338,34 @@ public final class RingConsumer implements AutoCloseable {
         return wakeup;
     }
 
+    /**
+     * One idle step for a consumer thread that also serves work of its own (and so cannot use
+     * {@link #run}): announces that it parks, polls once more (a commit may have missed the flag), and
+     * if that delivered nothing blocks on the wake-up socket until a producer signals, {@link #wake()}
+     * is called (before or during the block) or {@code maxBlockMillis} pass. Without a wake-up socket
+     * ({@code ring.wakeup: false}) it only polls: the caller idles its own way. Consumer thread.
+     *
+     * @return the tuples the extra poll delivered
+     */
+    public int pollOrAwait(RecordHandler handler, int limit, long maxBlockMillis) {
+        if (wakeup == null) {
+            return poll(handler, limit);
+        }
+        buffer.putIntVolatile(RingDescriptor.CONSUMER_PARKED_OFFSET, 1);
+        int delivered = poll(handler, limit);
+        if (delivered == 0) {
+            wakeup.await(buffer, Math.max(1, maxBlockMillis));
+        } else {
+            buffer.putIntOrdered(RingDescriptor.CONSUMER_PARKED_OFFSET, 0);
+        }
+        return delivered;
+    }
+
+    /** Whether this consumer has a wake-up socket ({@code ring.wakeup}). Any thread. */
+    public boolean hasWakeup() {
+        return wakeup != null;
+    }
+
     /** Wakes a consumer thread blocked on the wake-up socket (to see {@code running} turn false). Any thread. */
     public void wake() {
         if (wakeup != null) {
