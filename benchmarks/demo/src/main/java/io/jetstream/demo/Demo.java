@@ -82,7 +82,7 @@ public final class Demo {
 
     private static void print(List<PathResult> results) {
         System.out.println();
-        System.out.printf(Locale.ROOT, "%-6s %-46s %10s %14s %10s %10s %12s%n",
+        System.out.printf(Locale.ROOT, "%-6s %-60s %10s %14s %10s %10s %12s%n",
                 "engine", "path", "records", "records/s", "p50 ms", "p99 ms", "throughput");
         PathResult base = null;
         for (PathResult r : results) {
@@ -92,7 +92,7 @@ public final class Demo {
             String ratio = r == base
                     ? "1.00 (base)"
                     : String.format(Locale.ROOT, "%.2f x", r.recordsPerSecond() / base.recordsPerSecond());
-            System.out.printf(Locale.ROOT, "%-6s %-46s %10d %14.0f %10.2f %10.2f %12s%n",
+            System.out.printf(Locale.ROOT, "%-6s %-60s %10d %14.0f %10.2f %10.2f %12s%n",
                     r.engine(), r.path(), r.records(), r.recordsPerSecond(), r.p50Millis(), r.p99Millis(), ratio);
         }
         System.out.println();
@@ -101,7 +101,7 @@ public final class Demo {
         System.out.println("tuples that crossed workers. Storm throughput is timed from the first tuple, with acking.");
         System.out.println("One run on a shared 2-core machine: differences within ~1.3x are noise (docs/benchmarks.md).");
         System.out.println("Storm: JetStream's own data path between the two workers; the path column says what carried");
-        System.out.println("the tuples (the servers' ring counters). Flink: JetStream decides when buffers leave (its flush");
-        System.out.println("decisions, from the TaskManagers' metrics); the bytes still travel on Flink's Netty.");
+        System.out.println("the tuples (the servers' ring counters). Flink: JetStream decides when buffers leave and its");
+        System.out.println("same-host ring carries them between the TaskManagers (both from the TaskManagers' metrics).");
     }
 }

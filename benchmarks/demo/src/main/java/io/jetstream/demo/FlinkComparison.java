@@ -27,8 +27,9 @@ import java.net.URI;
  * crosses TaskManagers over the shuffle's Netty path), once per side: a throughput run without rate
  * limit, then a latency run at a fixed rate. Sides: Flink's stock shuffle at its default buffer
  * timeout (100 ms), the stock shuffle hand-tuned to 1 ms, and JetStream's shuffle at Flink's default
- * with its flush control deciding when buffers leave (the decisions are counted from the
- * TaskManagers' metrics, {@link FlushDecisionReporter}, and named in the path column).
+ * with its flush control deciding when buffers leave and, the two TaskManagers sharing this host,
+ * its shared-memory ring carrying them (the decisions and each path's bytes are read from the
+ * TaskManagers' metrics, {@link JetStreamMetricsReporter}, and named in the path column).
  */
 final class FlinkComparison {
     /** Latency samples of the running job; the MiniCluster runs in this JVM. */
@@ -39,8 +40,8 @@ final class FlinkComparison {
     static PathResult run(String path, String factoryClass, Duration bufferTimeout, long records, int latencyRate,
             int latencySeconds) throws Exception {
         Configuration conf = new Configuration();
-        FlushDecisionReporter.reset();
-        FlushDecisionReporter.configure(conf);
+        JetStreamMetricsReporter.reset();
+        JetStreamMetricsReporter.configure(conf);
         conf.set(ShuffleServiceOptions.SHUFFLE_SERVICE_FACTORY_CLASS, factoryClass);
         conf.set(RestOptions.BIND_PORT, "0");
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
@@ -60,8 +61,7 @@ final class FlinkComparison {
             latencies = new LatencyRecorder(latencyRecords);
             latencyRun(environment(rest, jobConf), latencyRecords, latencyRate);
             LatencyRecorder l = latencies;
-            long decisions = FlushDecisionReporter.decisions();
-            String carried = decisions > 0 ? path + ", " + decisions + " flush decisions" : path;
+            String carried = path + carriedBy();
             return new PathResult("Flink", carried, records, throughput, l.quantileMillis(0.5), l.quantileMillis(0.99));
         } finally {
             cluster.close();
@@ -105,6 +105,18 @@ final class FlinkComparison {
         }
     }
 
+    /** What the metrics say of JetStream's part: its flush decisions and the bytes over each path. */
+    private static String carriedBy() {
+        long decisions = JetStreamMetricsReporter.decisions();
+        long ring = JetStreamMetricsReporter.sum("bytesInRing");
+        long netty = JetStreamMetricsReporter.sum("bytesInNetty");
+        if (decisions == 0 && ring == 0 && netty == 0) {
+            return "";
+        }
+        return String.format(java.util.Locale.ROOT, ": %d MB ring, %d MB Netty, %d flushes decided",
+                ring >> 20, netty >> 20, decisions);
+    }
+
     /** Flink's default buffer timeout, which both the stock base and JetStream run with. */
     static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);
 
@@ -120,7 +132,7 @@ final class FlinkComparison {
     }
 
     static PathResult jetstream(long records, int rate, int seconds) throws Exception {
-        return run("JetStream over Netty", JetStreamShuffleServiceFactory.class.getName(), DEFAULT_TIMEOUT, records,
+        return run("JetStream", JetStreamShuffleServiceFactory.class.getName(), DEFAULT_TIMEOUT, records,
                 rate, seconds);
     }
 }

@@ -1,7 +1,9 @@
 package io.jetstream.demo;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.metrics.Counter;
@@ -12,13 +14,16 @@ import org.apache.flink.metrics.reporter.MetricReporter;
 import org.apache.flink.metrics.reporter.MetricReporterFactory;
 
 /**
- * A Flink metric reporter that keeps the flush-decision counters of JetStream's flush control
- * ({@code flushesSize}, {@code flushesDeadline}, {@code flushesIdle}), so the demo can say that
- * JetStream, not Flink's timer, decided when buffers left. The demo's MiniCluster runs in its JVM.
+ * A Flink metric reporter that keeps the counters the demo reports: the flush decisions of
+ * JetStream's flush control ({@code flushesSize}, {@code flushesDeadline}, {@code flushesIdle}), so
+ * the demo can say that JetStream, not Flink's timer, decided when buffers left, and the bytes each
+ * path carried into the input gates ({@code bytesInRing}, {@code bytesInNetty}). The demo's
+ * MiniCluster runs in its JVM.
  */
-public final class FlushDecisionReporter implements MetricReporter {
+public final class JetStreamMetricsReporter implements MetricReporter {
     private static final List<String> DECISIONS = List.of("flushesSize", "flushesDeadline", "flushesIdle");
-    private static final List<Counter> COUNTERS = new CopyOnWriteArrayList<>();
+    private static final List<String> PATHS = List.of("bytesInRing", "bytesInNetty");
+    private static final Map<String, List<Counter>> COUNTERS = new ConcurrentHashMap<>();
 
     static void configure(Configuration conf) {
         conf.setString("metrics.reporter.jetstream-demo.factory.class", Factory.class.getName());
@@ -30,7 +35,12 @@ public final class FlushDecisionReporter implements MetricReporter {
 
     /** Flushes JetStream decided on, over every partition the cluster ran so far. */
     static long decisions() {
-        return COUNTERS.stream().mapToLong(Counter::getCount).sum();
+        return DECISIONS.stream().mapToLong(JetStreamMetricsReporter::sum).sum();
+    }
+
+    /** The sum of every counter named {@code name} the cluster registered so far. */
+    static long sum(String name) {
+        return COUNTERS.getOrDefault(name, List.of()).stream().mapToLong(Counter::getCount).sum();
     }
 
     @Override
@@ -41,8 +51,8 @@ public final class FlushDecisionReporter implements MetricReporter {
 
     @Override
     public void notifyOfAddedMetric(Metric metric, String metricName, MetricGroup group) {
-        if (metric instanceof Counter counter && DECISIONS.contains(metricName)) {
-            COUNTERS.add(counter);
+        if (metric instanceof Counter counter && (DECISIONS.contains(metricName) || PATHS.contains(metricName))) {
+            COUNTERS.computeIfAbsent(metricName, n -> new CopyOnWriteArrayList<>()).add(counter);
         }
     }
 
@@ -55,7 +65,7 @@ public final class FlushDecisionReporter implements MetricReporter {
     public static final class Factory implements MetricReporterFactory {
         @Override
         public MetricReporter createMetricReporter(Properties properties) {
-            return new FlushDecisionReporter();
+            return new JetStreamMetricsReporter();
         }
     }
 }
