@@ -66,33 +66,8 @@ final class KeyedSumJob {
             long checkpointIntervalMs,
             boolean unaligned,
             Consumer<StreamExecutionEnvironment> configure) throws Exception {
-        TestStreamEnvironment.setAsContext(cluster, PARALLELISM);
-        try {
-            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-            env.setRuntimeMode(mode);
-            configure.accept(env);
-            if (checkpointIntervalMs > 0) {
-                env.enableCheckpointing(checkpointIntervalMs);
-                env.getCheckpointConfig().enableUnalignedCheckpoints(unaligned);
-            }
-            DataGeneratorSource<Long> source = new DataGeneratorSource<>(
-                    index -> index, records, RateLimiterStrategy.perSecond(recordsPerSecond), Types.LONG);
-            Map<Integer, Long> finalSums = new HashMap<>();
-            try (CloseableIterator<Tuple2<Integer, Long>> results = env
-                    .fromSource(source, WatermarkStrategy.noWatermarks(), "numbers")
-                    .map(i -> Tuple2.of((int) (i % KEYS), i))
-                    .returns(Types.TUPLE(Types.INT, Types.LONG))
-                    .keyBy(t -> t.f0)
-                    .reduce((a, b) -> Tuple2.of(a.f0, a.f1 + b.f1))
-                    .map(new CheckpointCounter())
-                    .executeAndCollect("keyed-sum-" + mode)) {
-                // Streaming emits a running sum per record: the largest is the final one.
-                results.forEachRemaining(t -> finalSums.merge(t.f0, t.f1, Math::max));
-            }
-            return finalSums;
-        } finally {
-            TestStreamEnvironment.unsetAsContext();
-        }
+        return execute(cluster, mode, records, recordsPerSecond, checkpointIntervalMs, unaligned, configure,
+                new Keying(), "keyed-sum-" + mode);
     }
 
     /**
@@ -110,12 +85,24 @@ final class KeyedSumJob {
      */
     static Map<Integer, Long> runCheckpointed(MiniCluster cluster, long records, double recordsPerSecond,
             long checkpointIntervalMs, boolean unaligned, MapFunction<Long, Tuple2<Integer, Long>> keying) throws Exception {
+        return execute(cluster, RuntimeExecutionMode.STREAMING, records, recordsPerSecond, checkpointIntervalMs, unaligned,
+                env -> {}, keying, "keyed-sum-checkpointed");
+    }
+
+    /** The job itself: numbers, {@code keying}, the keyed reduce, the checkpoint counter, collected. */
+    private static Map<Integer, Long> execute(MiniCluster cluster, RuntimeExecutionMode mode, long records,
+            double recordsPerSecond, long checkpointIntervalMs, boolean unaligned,
+            Consumer<StreamExecutionEnvironment> configure, MapFunction<Long, Tuple2<Integer, Long>> keying, String name)
+            throws Exception {
         TestStreamEnvironment.setAsContext(cluster, PARALLELISM);
         try {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-            env.setRuntimeMode(RuntimeExecutionMode.STREAMING);
-            env.enableCheckpointing(checkpointIntervalMs);
-            env.getCheckpointConfig().enableUnalignedCheckpoints(unaligned);
+            env.setRuntimeMode(mode);
+            configure.accept(env);
+            if (checkpointIntervalMs > 0) {
+                env.enableCheckpointing(checkpointIntervalMs);
+                env.getCheckpointConfig().enableUnalignedCheckpoints(unaligned);
+            }
             DataGeneratorSource<Long> source = new DataGeneratorSource<>(
                     index -> index, records, RateLimiterStrategy.perSecond(recordsPerSecond), Types.LONG);
             Map<Integer, Long> finalSums = new HashMap<>();
@@ -125,12 +112,24 @@ final class KeyedSumJob {
                     .returns(Types.TUPLE(Types.INT, Types.LONG))
                     .keyBy(t -> t.f0)
                     .reduce((a, b) -> Tuple2.of(a.f0, a.f1 + b.f1))
-                    .executeAndCollect("keyed-sum-checkpointed")) {
+                    .map(new CheckpointCounter())
+                    .executeAndCollect(name)) {
+                // Streaming emits a running sum per record: the largest is the final one.
                 results.forEachRemaining(t -> finalSums.merge(t.f0, t.f1, Math::max));
             }
             return finalSums;
         } finally {
             TestStreamEnvironment.unsetAsContext();
+        }
+    }
+
+    /** Maps i to (i % KEYS, i). */
+    static final class Keying implements MapFunction<Long, Tuple2<Integer, Long>> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Tuple2<Integer, Long> map(Long i) {
+            return Tuple2.of((int) (i % KEYS), i);
         }
     }
 
