@@ -31,6 +31,8 @@ import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * TaskManagers in separate JVMs on this host — Flink's own {@code TaskManagerRunner} processes next
@@ -41,6 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  * processes may be left.
  */
 class JetStreamRingProcessITCase {
+    private static final Logger LOG = LoggerFactory.getLogger(JetStreamRingProcessITCase.class);
     private static final long RECORDS = 60_000;
     private static final double RATE = 10_000;
     private static final String RING_LINE = "move over the same-host ring";
@@ -88,7 +91,7 @@ class JetStreamRingProcessITCase {
             assertEquals(ShuffleTestAccess.expectedSums(RECORDS), sums, "exactly-once sums after the kill");
             String survivors = String.join("\n", logs.stream().map(JetStreamRingProcessITCase::read).toList());
             survivors.lines().filter(l -> l.contains(RING_LINE) || l.contains("Lost the ring connection") || l.contains("Reclaimed"))
-                    .forEach(l -> System.out.println("[tm] " + l)); // what happened, in the test's report
+                    .forEach(l -> LOG.info("TaskManager: {}", l)); // what happened, in the test's log
             assertTrue(survivors.contains("Lost the ring connection to the TaskManager") && survivors.contains("(pid " + victimPid + ") is gone"),
                     "a surviving TaskManager saw the killed one gone through the ring's liveness:\n" + tails(logs));
         } finally {
