@@ -39,8 +39,9 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>Threading contract. The task thread calls {@link #onRecord}, {@link #onBroadcastRecord},
- * {@link #onFlinkFlush(int)} and {@link #onEvent}: per record a clock read and plain field updates of
- * the subpartition's policy and monitor, one volatile read of the subpartition's flush epoch, one of
+ * {@link #onFlinkFlush(int)} and {@link #onEvent}: per record plain field updates of the
+ * subpartition's policy, a clock read only where a batch opens or fills and once per few records for
+ * the controller ({@link #onRecord}), one volatile read of the subpartition's flush epoch, one of
  * its link version and one of the partition's back-pressure count ({@link #onUnavailable}, any
  * thread); no lock, no allocation (the oracle decides, allocating, once per decision interval
  * or rate step). The flusher thread calls {@link #onDeadline}; it flushes with the delegate's
@@ -63,6 +64,16 @@ public final class PartitionFlushControl implements DeadlineFlusher.Client {
     private static final double PRIOR_RECORD_BYTES = 100;
     /** Shortest spacing of two idle flushes of one subpartition, in flush costs ({@code flush.flush-cost-us}). */
     static final int IDLE_FLUSH_SPACING_COSTS = 10;
+    /**
+     * Most records per clock read for the controller ({@link Subpartition#stride}): the rate is then
+     * measured over groups of up to this many records, which at the rates where groups form (batches of
+     * {@value #RECORDS_PER_STRIDE} strides and more) the window still spans in well under a millisecond.
+     */
+    static final int MAX_STRIDE = 16;
+    /** Records of the decided batch per record of stride: a batch of 80 records is watched every 10th. */
+    static final int RECORDS_PER_STRIDE = 8;
+    /** A clock reading not taken yet, within {@link #onRecord}. */
+    private static final long NOT_READ = Long.MIN_VALUE;
 
     private final FlushTarget delegate;
     private final LongSupplier clock;
@@ -139,19 +150,25 @@ public final class PartitionFlushControl implements DeadlineFlusher.Client {
 
     // ------------------------------------------------------------------ task thread
 
-    /** A record of {@code bytes} went into subpartition {@code i} (after the delegate wrote it). Task thread. */
+    /**
+     * A record of {@code bytes} went into subpartition {@code i} (after the delegate wrote it). Task
+     * thread. The clock is read when the record opens a batch (its wait starts), when it fills one,
+     * and once per {@link Subpartition#stride} records for the controller, not for every record: at
+     * millions of records per second a clock read per record was a tenth of a core per exchange.
+     */
     public void onRecord(int i, int bytes) {
         Subpartition s = subpartitions[i];
-        long now = clock.getAsLong();
         s.written += bytes;
         long epoch = epochs.get(i);
         if (epoch != s.seenEpoch) {
             s.seenEpoch = epoch;
             s.policy.onFlush(FlushPolicy.Reason.EXPLICIT); // someone else flushed what was pending
         }
+        long now = NOT_READ;
         int pushedBack = unavailable;
         if (pushedBack != s.seenUnavailable) {
             s.seenUnavailable = pushedBack;
+            now = clock.getAsLong();
             s.controller.onBackPressure(now);
         }
         int version = s.linkVersion;
@@ -159,9 +176,23 @@ public final class PartitionFlushControl implements DeadlineFlusher.Client {
             s.seenLinkVersion = version;
             s.monitor.useLink(s.link);
         }
-        s.controller.onEvent(bytes, now);
+        s.unsampledBytes += bytes;
+        if (++s.unsampledRecords >= s.stride) {
+            if (now == NOT_READ) {
+                now = clock.getAsLong();
+            }
+            s.controller.onEvents(s.unsampledRecords, s.unsampledBytes, now);
+            s.unsampledRecords = 0;
+            s.unsampledBytes = 0;
+        }
         boolean opens = s.policy.pendingRecords() == 0;
+        if (opens && now == NOT_READ) {
+            now = clock.getAsLong();
+        }
         if (s.policy.onRecord(bytes, now)) {
+            if (now == NOT_READ) {
+                now = clock.getAsLong();
+            }
             long waited = now - s.policy.pendingSinceNanos();
             int pending = s.policy.pendingBytes();
             delegate.flush(i);
@@ -358,6 +389,14 @@ public final class PartitionFlushControl implements DeadlineFlusher.Client {
         long seenEpoch;
         int seenLinkVersion;
         int seenUnavailable;
+        /**
+         * Records per clock read for the controller: 1 while the decided batches are small (every
+         * record measured, as at low rates, where a step up must be seen at once), up to
+         * {@link #MAX_STRIDE} for batches of {@value #RECORDS_PER_STRIDE} × that many records.
+         */
+        int stride = 1;
+        int unsampledRecords;
+        long unsampledBytes;
         volatile long decisions;
         ChannelMeasurements qos;
 
@@ -390,6 +429,7 @@ public final class PartitionFlushControl implements DeadlineFlusher.Client {
         @Override
         public void onDecision(io.jetstream.core.batch.BatchDecision decision) {
             decisions = decisions + 1; // task thread only
+            stride = Math.max(1, Math.min(MAX_STRIDE, decision.batchSize() / RECORDS_PER_STRIDE));
         }
 
         void publishDrain(double flushCostSeconds) {

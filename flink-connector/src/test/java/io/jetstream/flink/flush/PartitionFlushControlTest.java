@@ -153,6 +153,32 @@ class PartitionFlushControlTest {
     }
 
     @Test
+    void atHighRatesTheClockIsReadForAFewRecordsAndAtLowRatesForEach() {
+        long[] reads = new long[1];
+        Queue fast = new Queue(50e6);
+        FlushSettings settings = new FlushSettings(true, MS, 50e-6, true, 5 * MS, BatchSettings.defaults(),
+                QosSettings.from(JetStreamConfig.load(ConfigScope.FLINK, Map.of(), QosOptions.GROUP)));
+        PartitionFlushControl c = new PartitionFlushControl("test", fast, settings, () -> {
+            reads[0]++;
+            return now;
+        }, deadline -> {});
+        run(c, fast, 2_000_000, 200_000, 100 * US);
+        assertTrue(reads[0] < 200_000 / 4, reads[0] + " clock reads for 200,000 records at 2,000,000/s");
+        assertTrue(c.flushes(PartitionFlushControl.Reason.SIZE) > 0 && fast.flushes < 200_000 / 10,
+                "still batched by size: " + fast.flushes + " flushes");
+
+        reads[0] = 0;
+        Queue slow = new Queue(50e6);
+        PartitionFlushControl atLowRate = new PartitionFlushControl("test", slow, settings, () -> {
+            reads[0]++;
+            return now;
+        }, deadline -> {});
+        run(atLowRate, slow, 500, 500, MS);
+        assertTrue(reads[0] >= 500, "every record opens a batch and is measured: " + reads[0] + " reads");
+        assertEquals(slow.written, slow.flushed, "and leaves at once");
+    }
+
+    @Test
     void slowConsumerGetsLargerBatchesAndNothingIsHeldBeyondTheBound() {
         Queue fast = new Queue(50e6);
         PartitionFlushControl onFast = control(fast, 2);

@@ -104,8 +104,19 @@ public final class BatchController {
 
     /** An event of {@code bytes} is about to join the pending data. */
     public void onEvent(int bytes, long nowNanos) {
-        monitor.onEvent(bytes, nowNanos);
-        if (++events == warmupEvents) {
+        onEvents(1, bytes, nowNanos);
+    }
+
+    /**
+     * {@code count} events of {@code bytes} in all joined the pending data since the last call, the
+     * last at {@code nowNanos} ({@link StreamMonitor#onEvents}): for a writer that reads the clock
+     * once per group of events. Decisions are taken at these calls only.
+     */
+    public void onEvents(int count, long bytes, long nowNanos) {
+        monitor.onEvents(count, bytes, nowNanos);
+        long before = events;
+        events += count;
+        if (before < warmupEvents && events >= warmupEvents) {
             warmedUpNanos = nowNanos;
         }
         if (events >= warmupEvents && (last == null ? linkKnownOrLate(nowNanos)

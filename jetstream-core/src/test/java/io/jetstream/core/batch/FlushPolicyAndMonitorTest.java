@@ -116,6 +116,45 @@ class FlushPolicyAndMonitorTest {
     }
 
     @Test
+    void groupsOfEventsMeasureTheRateAndSizeTheirEventsWouldOneByOne() {
+        StreamMonitor single = new StreamMonitor(0.1, 16, 1_000, 1_000_000);
+        StreamMonitor grouped = new StreamMonitor(0.1, 16, 1_000, 1_000_000);
+        long t = 0;
+        for (int i = 1; i <= 16 * 40; i++) {
+            t += 1_000; // 1,000,000 events/s
+            int bytes = i % 2 == 0 ? 16 : 24;
+            single.onEvent(bytes, t);
+            if (i % 16 == 0) {
+                grouped.onEvents(16, 16 * 20, t); // the writer read the clock at every 16th
+            }
+        }
+        assertEquals(1e6, single.eventsPerSecond(), 1);
+        assertEquals(1e6, grouped.eventsPerSecond(), 1, "events over the groups' span, not groups");
+        assertEquals(20, grouped.eventBytes(), 1e-9);
+        assertEquals(0, grouped.arrivalVariation(), 1e-12, "paced events in paced groups");
+        // A step up from 1,000,000 to 8,000,000 events/s is seen within four groups, as four events would be.
+        for (int g = 0; g < 4; g++) {
+            t += 2_000; // 16 events in 2 us
+            grouped.onEvents(16, 16 * 20, t);
+        }
+        assertEquals(8e6, grouped.eventsPerSecond(), 1);
+        assertThrows(IllegalArgumentException.class, () -> grouped.onEvents(0, 0, 0));
+    }
+
+    @Test
+    void aControllerFedGroupsWarmsUpWhenItsEventsReachTheWarmUpNotItsCalls() {
+        java.util.List<BatchDecision> decisions = new java.util.ArrayList<>();
+        BatchController controller = new BatchController(new StreamMonitor(0.1, 16, 1_000_000, 1_000_000_000),
+                new BatchOracle(10_000, 1, 0.1), new FlushPolicy(1, 1), LatencyModelTest.CONTEXT, 50_000_000, 20,
+                decisions::add);
+        controller.onEvents(16, 16_000, 16_000_000L);
+        controller.onEvents(16, 16_000, 32_000_000L); // 32 events: past the 20 of the warm-up
+        assertTrue(decisions.isEmpty(), "warm, but neither a fitted link nor a decision interval since");
+        controller.onEvents(16, 16_000, 90_000_000L);
+        assertEquals(1, decisions.size(), "a decision interval after the warm-up was crossed");
+    }
+
+    @Test
     void linkFitKeepsEverySizeAndProbingBacksOffWhenTheLinkIsSteady() {
         StreamMonitor monitor = new StreamMonitor(0.1, 16, 1_000, 64_000);
         ThroughputCurve truth = new ThroughputCurve(0.001, 1e8);
