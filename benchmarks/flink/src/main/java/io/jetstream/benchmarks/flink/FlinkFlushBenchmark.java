@@ -44,7 +44,8 @@ import org.apache.flink.streaming.api.functions.sink.legacy.SinkFunction;
  * as stock); and JetStream as it ships under an explicit 1 ms timeout, whose p99 is compared with
  * stock's at 1 ms. Per side: p50/p99 at fixed rates (the first
  * second of each run is warm-up and not counted) and the unpaced maximum throughput (records over
- * the time between the sink's first and last record). Every side runs on a MiniCluster of its own in
+ * the time between the sink's first and last record; the better of {@link #UNPACED_RUNS} runs per
+ * round, the median over rounds). Every side runs on a MiniCluster of its own in
  * every round; rounds alternate the order of the sides.
  *
  * <p>Arguments (optional): {@code rounds seconds-per-rate max-records [key=value ...]}; the key=value pairs
@@ -53,6 +54,8 @@ import org.apache.flink.streaming.api.functions.sink.legacy.SinkFunction;
 public final class FlinkFlushBenchmark {
     static final int[] RATES = {1_000, 10_000, 100_000};
     static final long[] STOCK_TIMEOUTS_MS = {0, 1, 10, 100};
+    /** Unpaced runs per side per round; the better one counts. */
+    static final int UNPACED_RUNS = 2;
 
     // The sink runs in this JVM (MiniCluster): it records here.
     static volatile long[] samples = new long[0];
@@ -151,9 +154,16 @@ public final class FlinkFlushBenchmark {
                     System.out.printf("round %d  %-28s %,7d rec/s  p50 %8.3f ms  p99 %8.3f ms%n", round + 1, side.name(),
                             rate, q[0], q[1]);
                 }
-                double thr = throughputRun(cluster, side, maxRecords);
+                // The better of two unpaced runs on the cluster: a maximum is what the path can carry, and
+                // one run stalled by something else on this 2-vCPU machine (measured: 2.2 M against
+                // 4.6 M for the same side a round later) is not the path's.
+                double thr = 0;
+                for (int run = 0; run < UNPACED_RUNS; run++) {
+                    thr = Math.max(thr, throughputRun(cluster, side, maxRecords));
+                }
                 THROUGHPUT.get(side.name()).add(thr);
-                System.out.printf("round %d  %-28s max throughput %,.0f rec/s%n", round + 1, side.name(), thr);
+                System.out.printf("round %d  %-28s max throughput %,.0f rec/s (best of %d)%n", round + 1, side.name(), thr,
+                        UNPACED_RUNS);
             }
         } finally {
             cluster.close();
@@ -249,7 +259,7 @@ public final class FlinkFlushBenchmark {
                 y[i] = p50(side, RATES[i]);
             }
             latency.line(side, x, y);
-            double thr = mean(THROUGHPUT.get(side)) / 1e3;
+            double thr = median(THROUGHPUT.get(side)) / 1e3;
             double low = p50(side, RATES[0]);
             // A point: a short horizontal tick at (throughput, p50).
             tradeOff.line(side, new double[] {thr * 0.98, thr * 1.02}, new double[] {low, low});
@@ -265,14 +275,19 @@ public final class FlinkFlushBenchmark {
         return LATENCY.get(side).get(rate).stream().mapToDouble(x -> x[1]).average().orElse(Double.NaN);
     }
 
-    private static double mean(List<Double> values) {
-        return values.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
+    /** The median of the rounds' maximum throughputs (the mean of the middle two for an even count). */
+    private static double median(List<Double> values) {
+        double[] v = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        if (v.length == 0) {
+            return Double.NaN;
+        }
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 
     private static void print(int rounds, int seconds, long maxRecords, double wallSeconds) {
         System.out.printf("%nFlink flush control, %s: %d rounds, %d s per rate, %,d records unpaced; %.0f s in all%n",
                 LocalDate.now(), rounds, seconds, maxRecords, wallSeconds);
-        System.out.println("Latency in ms (mean over rounds of each round's p50 / p99), max throughput in records/s (mean over rounds).");
+        System.out.println("Latency in ms (mean over rounds of each round's p50 / p99), max throughput in records/s (median over rounds of the better of " + UNPACED_RUNS + " unpaced runs).");
         StringBuilder header = new StringBuilder("| side |");
         StringBuilder rule = new StringBuilder("|---|");
         for (int r : RATES) {
@@ -290,7 +305,7 @@ public final class FlinkFlushBenchmark {
                 row.append(String.format(" %.3f | %.3f |", q.stream().mapToDouble(x -> x[0]).average().orElse(Double.NaN),
                         q.stream().mapToDouble(x -> x[1]).average().orElse(Double.NaN)));
             }
-            row.append(String.format(" %,.0f |", mean(THROUGHPUT.get(side))));
+            row.append(String.format(" %,.0f |", median(THROUGHPUT.get(side))));
             System.out.println(row);
         }
         System.out.println();
@@ -307,9 +322,9 @@ public final class FlinkFlushBenchmark {
         }
         System.out.printf("max throughput: JetStream (ring) / stock@100ms = %.3f; JetStream (Netty) / stock@100ms = %.3f; "
                         + "stock@1ms / stock@100ms = %.3f; stock@0ms / stock@100ms = %.3f%n",
-                mean(THROUGHPUT.get(OURS)) / mean(THROUGHPUT.get("stock @100 ms")),
-                mean(THROUGHPUT.get(OURS_NETTY)) / mean(THROUGHPUT.get("stock @100 ms")),
-                mean(THROUGHPUT.get("stock @1 ms")) / mean(THROUGHPUT.get("stock @100 ms")),
-                mean(THROUGHPUT.get("stock @0 ms")) / mean(THROUGHPUT.get("stock @100 ms")));
+                median(THROUGHPUT.get(OURS)) / median(THROUGHPUT.get("stock @100 ms")),
+                median(THROUGHPUT.get(OURS_NETTY)) / median(THROUGHPUT.get("stock @100 ms")),
+                median(THROUGHPUT.get("stock @1 ms")) / median(THROUGHPUT.get("stock @100 ms")),
+                median(THROUGHPUT.get("stock @0 ms")) / median(THROUGHPUT.get("stock @100 ms")));
     }
 }
