@@ -489,6 +489,12 @@ public final class RingService implements AutoCloseable {
     // ---- inbound messages ----
 
     private void onMessage(int type, DirectBuffer buffer, int offset, int length) {
+        if (length < HEAD_LENGTH) {
+            // Not even the sender can be trusted: no peer to blame, the record is dropped.
+            LOG.error("Dropping a corrupt ring record: {} bytes of type {}, shorter than the {}-byte head",
+                    length, type, HEAD_LENGTH);
+            return;
+        }
         int from = buffer.getInt(offset + PORT_OFFSET);
         int handle = buffer.getInt(offset + HANDLE_OFFSET);
         if (type == HELLO) {
@@ -499,6 +505,15 @@ public final class RingService implements AutoCloseable {
         if (peer == null || peer.lost) {
             LOG.debug("Dropping ring message {} from unknown TaskManager port {}", type, from);
             return;
+        }
+        if (type == BUFFER) {
+            String corrupt = corruptBuffer(buffer, offset, length);
+            if (corrupt != null) {
+                // Its sender's ring writes are in doubt: fail every channel of it, as Netty fails a
+                // connection whose frame does not decode.
+                lose(peer, "corrupt ring record: " + corrupt);
+                return;
+            }
         }
         int f1 = buffer.getInt(offset + FIELD1_OFFSET);
         int f2 = buffer.getInt(offset + FIELD2_OFFSET);
@@ -575,6 +590,26 @@ public final class RingService implements AutoCloseable {
             }
             default -> LOG.warn("Unknown ring message type {} from TaskManager port {}", type, from);
         }
+    }
+
+    /**
+     * Why a {@link RingMessageDescriptor#BUFFER} record cannot be what it says, or null: its data type
+     * must be one of Flink's, and its size fit the bytes the record really holds (nothing is allocated
+     * or copied from an untrusted size).
+     */
+    private static String corruptBuffer(DirectBuffer buffer, int offset, int length) {
+        if (length < BUFFER_DATA_OFFSET) {
+            return "a buffer record of " + length + " bytes, shorter than its " + BUFFER_DATA_OFFSET + "-byte head";
+        }
+        int dataType = buffer.getInt(offset + DATA_TYPE_OFFSET);
+        if (dataType < 0 || dataType >= DATA_TYPES.length) {
+            return "data type " + dataType + " (Flink has " + DATA_TYPES.length + ")";
+        }
+        int size = buffer.getInt(offset + SIZE_OFFSET);
+        if (size < 0 || size > length - BUFFER_DATA_OFFSET) {
+            return "a buffer of " + size + " bytes in a record holding " + (length - BUFFER_DATA_OFFSET);
+        }
+        return null;
     }
 
     private static byte[] bytes(DirectBuffer buffer, int offset, int length) {
@@ -970,6 +1005,10 @@ public final class RingService implements AutoCloseable {
                         return;
                     }
                     throw new IllegalStateException("No buffer available in credit-based input channel.");
+                }
+                if (size > buffer.getMaxCapacity()) {
+                    throw new IOException("Corrupt ring record from the TaskManager at " + peer.address + ": a buffer of "
+                            + size + " bytes for a network buffer of " + buffer.getMaxCapacity());
                 }
                 buffer.setDataType(dataType);
             } else {

@@ -111,8 +111,33 @@ class JetStreamRingITCase {
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
     void anUnusableRingDirectoryFallsBackToNetty(@org.junit.jupiter.api.io.TempDir java.nio.file.Path temp) throws Exception {
         java.nio.file.Path notADirectory = java.nio.file.Files.writeString(temp.resolve("not-a-directory"), "x");
+        runFallingBackToNetty(notADirectory);
+    }
+
+    @Test
+    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    void aFullDevShmFallsBackToNetty(@org.junit.jupiter.api.io.TempDir java.nio.file.Path temp) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue("root".equals(System.getProperty("user.name")),
+                "needs root to mount a small tmpfs standing in for a full /dev/shm (skipped for other users)");
+        java.nio.file.Path shm = java.nio.file.Files.createDirectories(temp.resolve("shm"));
+        Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", shm.toString())
+                .redirectErrorStream(true).start();
+        String out = new String(mount.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, mount.waitFor(), "mount failed: " + out);
+        try {
+            runFallingBackToNetty(shm); // an 8 MiB ring cannot be reserved in 256 KiB
+            try (java.util.stream.Stream<java.nio.file.Path> left = java.nio.file.Files.walk(shm)) {
+                assertEquals(List.of(), left.filter(java.nio.file.Files::isRegularFile).toList(), "no half-made ring left");
+            }
+        } finally {
+            new ProcessBuilder("umount", shm.toString()).start().waitFor();
+        }
+    }
+
+    /** Runs the FIFO job with the ring directory at {@code directory}; the data must all go over Netty. */
+    private static void runFallingBackToNetty(java.nio.file.Path directory) throws Exception {
         Configuration conf = ShuffleTestAccess.jetStreamConfiguration();
-        conf.setString("taskmanager.network.jetstream.ring.directory", notADirectory.toString());
+        conf.setString("taskmanager.network.jetstream.ring.directory", directory.toString());
         MiniCluster cluster = ShuffleTestAccess.start(conf);
         try {
             runFifoJob(cluster, false);

@@ -204,6 +204,27 @@ class RingServiceProtocolTest {
     }
 
     @Test
+    void aCorruptBufferRecordFailsTheChannelsOfItsSenderAndAllocatesNothingFromItsSize() throws Exception {
+        ResultPartitionID id = new ResultPartitionID();
+        SingleInputGate gate = consume(id, 12); // connected to the producer TaskManager; no partition yet
+        // A record in the consumer's ring that claims to come from the producer: a buffer of 1 GiB in 32 bytes.
+        try (io.jetstream.core.ring.RingProducer forged = io.jetstream.core.ring.RingProducer.attach(settings,
+                RingMessageDescriptor.ringName(consumerPort))) {
+            int at = forged.claim(RingMessageDescriptor.BUFFER, RingMessageDescriptor.BUFFER_DATA_OFFSET);
+            org.agrona.MutableDirectBuffer record = forged.buffer();
+            record.putInt(at + RingMessageDescriptor.PORT_OFFSET, producerPort);
+            record.putInt(at + RingMessageDescriptor.HANDLE_OFFSET, 0);
+            record.putInt(at + RingMessageDescriptor.DATA_TYPE_OFFSET, 0);
+            record.putInt(at + RingMessageDescriptor.SIZE_OFFSET, 1 << 30);
+            forged.commit();
+        }
+        IOException error = assertThrows(IOException.class, () -> readUntilEnd(gate));
+        String trace = ExceptionUtils.stringifyException(error);
+        assertTrue(trace.contains("Lost the same-host ring connection")
+                && trace.contains("corrupt ring record: a buffer of 1073741824 bytes in a record holding 0"), trace);
+    }
+
+    @Test
     void aPeerProcessKilledMidStreamFailsTheChannelAsALostConnection() throws Exception {
         int port = consumerPort + 1;
         Process peer = startJava(RingPeerProcessMain.class, settings.directory().toString(), Integer.toString(port));
