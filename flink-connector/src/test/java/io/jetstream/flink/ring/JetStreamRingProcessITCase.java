@@ -3,11 +3,10 @@ package io.jetstream.flink.ring;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jetstream.flink.cluster.FlinkProcessCluster;
 import io.jetstream.flink.shuffle.JetStreamShuffleServiceFactory;
 import io.jetstream.flink.shuffle.ShuffleTestAccess;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,7 +24,6 @@ import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
-import org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.Test;
@@ -55,32 +53,24 @@ class JetStreamRingProcessITCase {
     @Timeout(value = 8, unit = TimeUnit.MINUTES)
     void killedTaskManagerProcessIsDetectedAndTheJobRecoversExactlyOnce() throws Exception {
         Path markers = Files.createDirectories(temp.resolve("markers"));
-        Configuration conf = clusterConfiguration();
-        StandaloneSessionClusterEntrypoint jobManager = new StandaloneSessionClusterEntrypoint(conf);
-        List<Process> taskManagers = new ArrayList<>();
-        List<Path> logs = new ArrayList<>();
-        try {
-            jobManager.startCluster();
-            Path confDir = writeTaskManagerConfiguration(conf, jobManager.getRpcPort());
-            for (int i = 0; i < 3; i++) {
-                Path log = temp.resolve("tm-" + i + ".log");
-                logs.add(log);
-                taskManagers.add(startTaskManager(confDir, log));
-            }
-            CompletableFuture<Map<Integer, Long>> result = CompletableFuture.supplyAsync(() -> runJob(jobManager.getRestPort(), markers));
+        List<Process> taskManagers;
+        try (FlinkProcessCluster cluster = FlinkProcessCluster.start(clusterConfiguration(), 3, Map.of(), temp)) {
+            taskManagers = cluster.taskManagers();
+            List<Path> logs = cluster.logs();
+            CompletableFuture<Map<Integer, Long>> result = CompletableFuture.supplyAsync(() -> runJob(cluster.restPort(), markers));
 
             // A checkpoint completed, and a TaskManager consumes over the ring: kill that one.
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
             int busy = -1;
             while (busy < 0 || !Files.exists(markers.resolve("checkpointed"))) {
-                assertTrue(System.nanoTime() < deadline, "no checkpoint over the ring within 3 minutes:\n" + tails(logs));
+                assertTrue(System.nanoTime() < deadline, "no checkpoint over the ring within 3 minutes:\n" + cluster.tails());
                 assertTrue(!result.isDone(), () -> "the job ended early: " + result.handle((r, t) -> t != null ? t : r).join());
                 for (int i = 0; i < logs.size() && busy < 0; i++) {
                     if (Files.exists(logs.get(i)) && Files.readString(logs.get(i)).contains(RING_LINE)) {
                         busy = i;
                     }
                 }
-                Thread.sleep(20);
+                Thread.sleep(20); // the TaskManagers are other processes: their logs and the marker are polled
             }
             Process victim = taskManagers.get(busy);
             long victimPid = victim.pid();
@@ -89,21 +79,11 @@ class JetStreamRingProcessITCase {
 
             Map<Integer, Long> sums = result.get(4, TimeUnit.MINUTES);
             assertEquals(ShuffleTestAccess.expectedSums(RECORDS), sums, "exactly-once sums after the kill");
-            String survivors = String.join("\n", logs.stream().map(JetStreamRingProcessITCase::read).toList());
+            String survivors = cluster.allLogs();
             survivors.lines().filter(l -> l.contains(RING_LINE) || l.contains("Lost the ring connection") || l.contains("Reclaimed"))
                     .forEach(l -> LOG.info("TaskManager: {}", l)); // what happened, in the test's log
             assertTrue(survivors.contains("Lost the ring connection to the TaskManager") && survivors.contains("(pid " + victimPid + ") is gone"),
-                    "a surviving TaskManager saw the killed one gone through the ring's liveness:\n" + tails(logs));
-        } finally {
-            for (Process tm : taskManagers) {
-                tm.destroy(); // SIGTERM: TaskManagerRunner shuts down its shuffle environment
-            }
-            for (Process tm : taskManagers) {
-                if (!tm.waitFor(60, TimeUnit.SECONDS)) {
-                    tm.destroyForcibly();
-                }
-            }
-            jobManager.closeAsync().get(60, TimeUnit.SECONDS);
+                    "a surviving TaskManager saw the killed one gone through the ring's liveness:\n" + cluster.tails());
         }
         List<Long> pids = new ArrayList<>();
         taskManagers.forEach(p -> pids.add(p.pid()));
@@ -111,12 +91,8 @@ class JetStreamRingProcessITCase {
         assertEquals(List.of(), left, "ring files of the cluster's TaskManagers left after it stopped");
     }
 
-    private Configuration clusterConfiguration() {
+    private static Configuration clusterConfiguration() {
         Configuration conf = new Configuration();
-        conf.setString("jobmanager.rpc.address", "localhost");
-        conf.setString("jobmanager.rpc.port", "0");
-        conf.setString("rest.address", "localhost");
-        conf.setString("rest.bind-port", "0");
         conf.setString("shuffle-service-factory.class", JetStreamShuffleServiceFactory.class.getName());
         conf.setString("heartbeat.interval", "500");
         conf.setString("heartbeat.timeout", "10000");
@@ -129,48 +105,6 @@ class JetStreamRingProcessITCase {
         conf.setString("execution.checkpointing.interval", "200 ms");
         conf.setString("slot.request.timeout", "120 s");
         return conf;
-    }
-
-    private Path writeTaskManagerConfiguration(Configuration cluster, int rpcPort) throws IOException {
-        Map<String, String> keys = new HashMap<>(cluster.toMap());
-        keys.put("jobmanager.rpc.port", Integer.toString(rpcPort));
-        keys.put("taskmanager.host", "localhost");
-        keys.put("taskmanager.numberOfTaskSlots", "1");
-        keys.put("taskmanager.cpu.cores", "1.0");
-        // TaskManagerRunner started directly (not by Flink's scripts) needs every memory component set.
-        keys.put("taskmanager.memory.framework.heap.size", "128m");
-        keys.put("taskmanager.memory.task.heap.size", "160m");
-        keys.put("taskmanager.memory.framework.off-heap.size", "128m");
-        keys.put("taskmanager.memory.task.off-heap.size", "0m");
-        keys.put("taskmanager.memory.managed.size", "16m");
-        keys.put("taskmanager.memory.network.min", "32m");
-        keys.put("taskmanager.memory.network.max", "32m");
-        keys.put("taskmanager.memory.jvm-metaspace.size", "192m");
-        keys.put("taskmanager.memory.jvm-overhead.min", "192m");
-        keys.put("taskmanager.memory.jvm-overhead.max", "192m");
-        StringBuilder yaml = new StringBuilder();
-        keys.forEach((k, v) -> yaml.append(k).append(": \"").append(v).append("\"\n"));
-        Path dir = Files.createDirectories(temp.resolve("conf"));
-        Files.writeString(dir.resolve("config.yaml"), yaml.toString(), StandardCharsets.UTF_8);
-        return dir;
-    }
-
-    private static Process startTaskManager(Path confDir, Path log) throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (flag.startsWith("--add-") || flag.startsWith("-Djava.net.preferIPv4Stack")) {
-                command.add(flag);
-            }
-        }
-        command.add("-Xmx400m");
-        command.add("-XX:MaxDirectMemorySize=256m");
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add("org.apache.flink.runtime.taskexecutor.TaskManagerRunner");
-        command.add("--configDir");
-        command.add(confDir.toString());
-        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
 
     private static Map<Integer, Long> runJob(int restPort, Path markers) {
@@ -220,23 +154,5 @@ class JetStreamRingProcessITCase {
                 Files.writeString(marker, Long.toString(checkpointId));
             }
         }
-    }
-
-    private static String read(Path log) {
-        try {
-            return Files.exists(log) ? Files.readString(log) : "";
-        } catch (IOException e) {
-            return "";
-        }
-    }
-
-    private static String tails(List<Path> logs) {
-        StringBuilder out = new StringBuilder();
-        for (Path log : logs) {
-            String text = read(log);
-            out.append("---- ").append(log.getFileName()).append('\n')
-                    .append(text.substring(Math.max(0, text.length() - 4_000))).append('\n');
-        }
-        return out.toString();
     }
 }

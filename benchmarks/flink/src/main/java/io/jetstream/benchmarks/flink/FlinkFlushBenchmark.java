@@ -179,7 +179,12 @@ public final class FlinkFlushBenchmark {
         return env;
     }
 
-    private static void build(StreamExecutionEnvironment env, long records, double rate) {
+    /**
+     * The measured job: {@code source -> rebalance -> map -> keyBy -> sink}, the source and the sink in
+     * slot-sharing group "edges", the map in "middle"; on two one-slot TaskManagers both hops cross them.
+     * Records are (emission nanoTime, sequence); {@code rate} 0 is unpaced.
+     */
+    static void build(StreamExecutionEnvironment env, long records, double rate, SinkFunction<Tuple2<Long, Long>> sink) {
         DataGeneratorSource<Tuple2<Long, Long>> source = new DataGeneratorSource<>(
                 i -> Tuple2.of(System.nanoTime(), i), records,
                 rate > 0 ? RateLimiterStrategy.perSecond(rate) : RateLimiterStrategy.noOp(),
@@ -189,7 +194,7 @@ public final class FlinkFlushBenchmark {
                 .map((MapFunction<Tuple2<Long, Long>, Tuple2<Long, Long>>) t -> t)
                 .returns(Types.TUPLE(Types.LONG, Types.LONG)).slotSharingGroup("middle")
                 .keyBy(t -> t.f1 & 127)
-                .addSink(new RecordingSink()).slotSharingGroup("edges");
+                .addSink(sink).slotSharingGroup("edges");
     }
 
     private static double[] latencyRun(MiniCluster cluster, Side side, int rate, int seconds) throws Exception {
@@ -199,7 +204,7 @@ public final class FlinkFlushBenchmark {
         warmupUntilNanos = Long.MAX_VALUE; // set when the first record arrives
         FIRST.set(0);
         StreamExecutionEnvironment env = environment(cluster, side);
-        build(env, records, rate);
+        build(env, records, rate, new RecordingSink());
         env.execute(side.name() + " " + rate);
         long[] s = Arrays.copyOf(samples, Math.min(SAMPLED.get(), samples.length));
         Arrays.sort(s);
@@ -214,7 +219,7 @@ public final class FlinkFlushBenchmark {
         FIRST.set(0);
         COUNT.set(0);
         StreamExecutionEnvironment env = environment(cluster, side);
-        build(env, records, 0);
+        build(env, records, 0, new RecordingSink());
         env.execute(side.name() + " max");
         if (COUNT.get() != records) {
             throw new IllegalStateException("sink saw " + COUNT.get() + " of " + records + " records");
