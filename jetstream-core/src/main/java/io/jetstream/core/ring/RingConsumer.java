@@ -290,7 +290,9 @@ public final class RingConsumer implements AutoCloseable {
         int idleRounds = 0;
         int blockAfter = settings.idleSpins() + settings.idleYields();
         while (running.getAsBoolean()) {
-            int work = pollAndSettle(handler);
+            // While spinning towards a block, an empty ring costs one volatile read, not a poll's clock read.
+            boolean spinning = idleRounds > 0 && idleRounds <= blockAfter;
+            int work = !spinning || hasRecordAtHead() ? pollAndSettle(handler) : 0;
             if (work > 0) {
                 idleRounds = 0;
                 idle.reset();

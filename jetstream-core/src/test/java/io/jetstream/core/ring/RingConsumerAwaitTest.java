@@ -13,7 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@link RingConsumer#pollOrAwait}: a consumer thread that serves other work blocks on the wake-up
  * socket and is woken by a producer's commit or by {@link RingConsumer#wake()}. Blocks are given 60 s,
- * the test 20 s: returning at all proves the wake-up (no timing is asserted).
+ * the test 20 s: returning at all proves the wake-up (no timing is asserted). And
+ * {@link RingConsumer#hasRecordAtHead}, what a consumer spinning towards that block reads instead of polling.
  */
 @Timeout(value = 20, unit = TimeUnit.SECONDS)
 class RingConsumerAwaitTest {
@@ -64,6 +65,26 @@ class RingConsumerAwaitTest {
                 }
             }
             assertEquals(0, blocked.get());
+        }
+    }
+
+    @Test
+    void theHeadShowsAWrittenRecordUntilItIsPolledAndAClaimOnlyOnceItsHeaderIsWritten() throws Exception {
+        RingSettings s = RingTestSupport.settings(RingTestSupport.privateDir(tempDir), 64 * 1024);
+        try (RingConsumer consumer = RingConsumer.create(s, "head");
+                RingProducer producer = RingProducer.attach(s, "head")) {
+            assertTrue(!consumer.hasRecordAtHead(), "empty ring");
+            int index = producer.claim(7, 8);
+            producer.buffer().putLong(index, 42);
+            producer.commit();
+            assertTrue(consumer.hasRecordAtHead(), "a committed record");
+            assertEquals(1, consumer.poll((t, b, o, l) -> {}, 16));
+            assertTrue(!consumer.hasRecordAtHead(), "polled and freed");
+            producer.claim(7, 8);
+            assertTrue(consumer.hasRecordAtHead(), "a claim being written has its header (status WRITING)");
+            producer.abort();
+            assertEquals(0, consumer.poll((t, b, o, l) -> {}, 16), "an aborted claim delivers nothing");
+            assertTrue(!consumer.hasRecordAtHead(), "and is freed");
         }
     }
 }
