@@ -50,6 +50,7 @@ import org.apache.flink.streaming.api.functions.sink.legacy.SinkFunction;
  *
  * <p>Arguments (optional): {@code rounds seconds-per-rate max-records [key=value ...]}; the key=value pairs
  * configure the JetStream side's cluster only (variants, e.g. {@code taskmanager.network.jetstream.flush.flush-cost-us=200}).
+ * {@code -Dbench.jvm.args=-Dbench.sides=<name>,<name>} runs only the named sides, named without spaces (to profile one).
  */
 public final class FlinkFlushBenchmark {
     static final int[] RATES = {1_000, 10_000, 100_000};
@@ -110,6 +111,13 @@ public final class FlinkFlushBenchmark {
         // stock when the stock sides shared one cluster). The order alternates between rounds.
         List<Side> all = new ArrayList<>(stock);
         all.addAll(ours);
+        // -Dbench.sides=name,name: only these sides, named without spaces (e.g. JetStream@100ms(ring)), to
+        // profile one of them; the summary's ratios need their bases.
+        String only = System.getProperty("bench.sides", "");
+        if (!only.isBlank()) {
+            List<String> names = Arrays.stream(only.split(",")).map(String::trim).toList();
+            all.removeIf(side -> !names.contains(side.name().replace(" ", "")));
+        }
         for (int round = 0; round < rounds; round++) {
             List<Side> order = new ArrayList<>(all);
             if (round % 2 == 1) {
@@ -120,7 +128,9 @@ public final class FlinkFlushBenchmark {
             }
         }
         print(rounds, seconds, maxRecords, (System.nanoTime() - started) / 1e9);
-        plot();
+        if (only.isBlank()) {
+            plot();
+        }
         System.exit(0);
     }
 
