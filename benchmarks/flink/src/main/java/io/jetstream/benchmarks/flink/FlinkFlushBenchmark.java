@@ -45,12 +45,14 @@ import org.apache.flink.streaming.api.functions.sink.legacy.SinkFunction;
  * stock's at 1 ms. Per side: p50/p99 at fixed rates (the first
  * second of each run is warm-up and not counted) and the unpaced maximum throughput (records over
  * the time between the sink's first and last record; the better of {@link #UNPACED_RUNS} runs per
- * round, the median over rounds). Every side runs on a MiniCluster of its own in
- * every round; rounds alternate the order of the sides.
+ * round, the median over rounds). Every side runs on a MiniCluster of its own, in a JVM of its own
+ * (this JVM's options and class path), in every round, as JMH forks: in one shared JVM the JIT's
+ * code and type profiles from earlier sides decided later sides' maximum. Rounds alternate the order.
  *
  * <p>Arguments (optional): {@code rounds seconds-per-rate max-records [key=value ...]}; the key=value pairs
  * configure the JetStream side's cluster only (variants, e.g. {@code taskmanager.network.jetstream.flush.flush-cost-us=200}).
- * {@code -Dbench.jvm.args=-Dbench.sides=<name>,<name>} runs only the named sides, named without spaces (to profile one).
+ * {@code -Dbench.jvm.args=-Dbench.sides=<name>,<name>} runs only the named sides, named without spaces (to profile one;
+ * the side JVMs inherit {@code bench.jvm.args}, so name a profiler's output file with {@code %p}).
  */
 public final class FlinkFlushBenchmark {
     static final int[] RATES = {1_000, 10_000, 100_000};
@@ -83,48 +85,52 @@ public final class FlinkFlushBenchmark {
     static final Map<String, String> OURS_CONF = new LinkedHashMap<>();
 
     public static void main(String[] args) throws Exception {
-        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 2;
-        int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 4;
-        long maxRecords = args.length > 2 ? Long.parseLong(args[2]) : 4_000_000;
-        for (int i = 3; i < args.length; i++) { // key=value: configuration of the JetStream side's cluster (variants)
+        boolean child = args.length > 0 && args[0].equals(SIDE_FLAG);
+        // Parent: rounds seconds max-records [key=value ...]; child: --side index round seconds max-records [key=value ...].
+        int first = child ? 2 : 0;
+        int rounds = !child && args.length > 0 ? Integer.parseInt(args[0]) : 2;
+        int seconds = args.length > first + 1 ? Integer.parseInt(args[first + 1]) : 4;
+        long maxRecords = args.length > first + 2 ? Long.parseLong(args[first + 2]) : 4_000_000;
+        for (int i = first + 3; i < args.length; i++) { // key=value: configuration of the JetStream side's cluster (variants)
             int eq = args[i].indexOf('=');
             if (eq <= 0) {
                 throw new IllegalArgumentException("expected key=value, got " + args[i]);
             }
             OURS_CONF.put(args[i].substring(0, eq), args[i].substring(eq + 1));
         }
-        List<Side> stock = new ArrayList<>();
-        for (long t : STOCK_TIMEOUTS_MS) {
-            stock.add(new Side("stock @" + t + " ms", false, t, Map.of()));
+        List<Side> all = sides();
+        all.forEach(FlinkFlushBenchmark::init);
+        if (child) {
+            Side side = all.get(Integer.parseInt(args[1]));
+            runCluster(List.of(side), seconds, maxRecords, Integer.parseInt(args[2]));
+            for (int rate : RATES) {
+                double[] q = LATENCY.get(side.name()).get(rate).get(0);
+                System.out.printf("%s\t%s\t%d\t%s\t%s%n", RESULT, side.name(), rate, q[0], q[1]);
+            }
+            System.out.printf("%s\t%s\t0\t%s\t0%n", RESULT, side.name(), THROUGHPUT.get(side.name()).get(0));
+            System.exit(0);
         }
-        Map<String, String> nettyConf = new LinkedHashMap<>(OURS_CONF);
-        nettyConf.put("taskmanager.network.jetstream.ring.enabled", "false");
-        List<Side> ours = List.of(new Side(OURS, true, 100, OURS_CONF), new Side(OURS_NETTY, true, 100, nettyConf),
-                new Side(OURS_1MS, true, 1, OURS_CONF));
-        for (Side s : stock) {
-            init(s);
-        }
-        ours.forEach(FlinkFlushBenchmark::init);
-        long started = System.nanoTime();
-        // Every side on a MiniCluster of its own, in every round: sides sharing a cluster ran on warmer
-        // TaskManagers than a side alone (a control run with JetStream switched off measured 0.75x of
-        // stock when the stock sides shared one cluster). The order alternates between rounds.
-        List<Side> all = new ArrayList<>(stock);
-        all.addAll(ours);
         // -Dbench.sides=name,name: only these sides, named without spaces (e.g. JetStream@100ms(ring)), to
         // profile one of them; the summary's ratios need their bases.
         String only = System.getProperty("bench.sides", "");
-        if (!only.isBlank()) {
-            List<String> names = Arrays.stream(only.split(",")).map(String::trim).toList();
-            all.removeIf(side -> !names.contains(side.name().replace(" ", "")));
+        List<Integer> chosen = new ArrayList<>();
+        for (int i = 0; i < all.size(); i++) {
+            if (only.isBlank() || Arrays.asList(only.split(",")).contains(all.get(i).name().replace(" ", ""))) {
+                chosen.add(i);
+            }
         }
+        long started = System.nanoTime();
+        // Every side on a MiniCluster of its own in a JVM of its own, in every round: sides sharing a
+        // cluster ran on warmer TaskManagers than a side alone, and sides sharing a JVM ran on code the
+        // JIT had compiled and profiled for the sides before them (the ring side read 0.72-0.74x of
+        // stock @100 ms after six other sides in one JVM, 0.62-1.55x with two). The order alternates.
         for (int round = 0; round < rounds; round++) {
-            List<Side> order = new ArrayList<>(all);
+            List<Integer> order = new ArrayList<>(chosen);
             if (round % 2 == 1) {
                 java.util.Collections.reverse(order);
             }
-            for (Side side : order) {
-                runCluster(List.of(side), seconds, maxRecords, round);
+            for (int side : order) {
+                runChild(side, round, seconds, maxRecords, args);
             }
         }
         print(rounds, seconds, maxRecords, (System.nanoTime() - started) / 1e9);
@@ -132,6 +138,61 @@ public final class FlinkFlushBenchmark {
             plot();
         }
         System.exit(0);
+    }
+
+    private static final String SIDE_FLAG = "--side";
+    private static final String RESULT = "RESULT";
+
+    /** Stock at every timeout, then JetStream's sides, in a fixed order (a child finds its side by index). */
+    private static List<Side> sides() {
+        List<Side> all = new ArrayList<>();
+        for (long t : STOCK_TIMEOUTS_MS) {
+            all.add(new Side("stock @" + t + " ms", false, t, Map.of()));
+        }
+        Map<String, String> nettyConf = new LinkedHashMap<>(OURS_CONF);
+        nettyConf.put("taskmanager.network.jetstream.ring.enabled", "false");
+        all.add(new Side(OURS, true, 100, OURS_CONF));
+        all.add(new Side(OURS_NETTY, true, 100, nettyConf));
+        all.add(new Side(OURS_1MS, true, 1, OURS_CONF));
+        return all;
+    }
+
+    /**
+     * Runs one side for one round in a fresh JVM (this JVM's options and class path): its progress lines
+     * are passed on, its results parsed from its {@value #RESULT} lines.
+     */
+    private static void runChild(int side, int round, int seconds, long maxRecords, String[] args) throws Exception {
+        List<String> command = new ArrayList<>();
+        command.add(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(FlinkFlushBenchmark.class.getName());
+        command.addAll(List.of(SIDE_FLAG, Integer.toString(side), Integer.toString(round), Integer.toString(seconds),
+                Long.toString(maxRecords)));
+        command.addAll(Arrays.asList(args).subList(Math.min(3, args.length), args.length));
+        Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        try (java.io.BufferedReader out = new java.io.BufferedReader(
+                new java.io.InputStreamReader(process.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = out.readLine()) != null) {
+                String[] f = line.split("\t");
+                if (f.length == 5 && f[0].equals(RESULT)) {
+                    int rate = Integer.parseInt(f[2]);
+                    if (rate == 0) {
+                        THROUGHPUT.get(f[1]).add(Double.parseDouble(f[3]));
+                    } else {
+                        LATENCY.get(f[1]).get(rate).add(new double[] {Double.parseDouble(f[3]), Double.parseDouble(f[4])});
+                    }
+                } else {
+                    System.out.println(line);
+                }
+            }
+        }
+        int exit = process.waitFor();
+        if (exit != 0) {
+            throw new IllegalStateException("the JVM of side " + side + " in round " + (round + 1) + " exited with " + exit);
+        }
     }
 
     private static void init(Side s) {
