@@ -195,10 +195,14 @@ public final class RecordAccumulator implements Outbox.DrainListener {
             if (builder.isOpen() && builder.recordCount() > 0) {
                 if (policy.pendingBytes() >= policy.targetBytes()) {
                     seal(FlushPolicy.Reason.SIZE, now);
-                } else if (outbox.writesAtOnce() || controller.linkIdle(now)) {
-                    seal(FlushPolicy.Reason.END_OF_SEND, now);
                 } else {
-                    wakeFlusherAt.accept(policy.deadlineNanos());
+                    SenderMetrics.HeldBy held = outbox.whyNotAtOnce();
+                    if (held == null || controller.linkIdle(now)) {
+                        seal(FlushPolicy.Reason.END_OF_SEND, now);
+                    } else {
+                        metrics.onHeld(held);
+                        wakeFlusherAt.accept(policy.deadlineNanos());
+                    }
                 }
             }
         } catch (RuntimeException e) {
@@ -332,8 +336,12 @@ public final class RecordAccumulator implements Outbox.DrainListener {
         drainTransfers();
         int records = builder.recordCount();
         ByteBuf frame = builder.seal(0, checksum); // the outbox numbers it
-        if (qos != null && policy.pendingRecords() > 0) {
-            qos.onBufferLifetime(now - policy.pendingSinceNanos());
+        if (policy.pendingRecords() > 0) {
+            long lifetime = now - policy.pendingSinceNanos();
+            metrics.onBatchWait(lifetime);
+            if (qos != null) {
+                qos.onBufferLifetime(lifetime);
+            }
         }
         policy.onFlush(reason);
         metrics.onSealed(records, frame.readableBytes(), reason);
