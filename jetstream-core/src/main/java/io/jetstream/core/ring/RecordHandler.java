@@ -41,4 +41,14 @@ public interface RecordHandler {
      * does it here. Consumer thread; not called after a poll that delivered nothing.
      */
     default void afterPoll() {}
+
+    /**
+     * The consumer found nothing and is about to block until a producer signals or
+     * {@code maxBlockNanos} pass: a handler that deferred work to a time of its own (a transport
+     * acknowledging at most once per interval) does what is due and returns how long the consumer may
+     * block, at most {@code maxBlockNanos}. Consumer thread.
+     */
+    default long onIdle(long maxBlockNanos) {
+        return maxBlockNanos;
+    }
 }

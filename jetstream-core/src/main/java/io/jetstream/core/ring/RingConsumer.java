@@ -300,12 +300,19 @@ public final class RingConsumer implements AutoCloseable {
                 // Announce the park, look once more (a commit may have missed the flag), then block.
                 buffer.putIntVolatile(RingDescriptor.CONSUMER_PARKED_OFFSET, 1);
                 if (pollAndSettle(handler) == 0 && running.getAsBoolean()) {
-                    wakeup.await(buffer, settings.maxBlockMillis());
+                    long maxBlockNanos = settings.maxBlockMillis() * 1_000_000L;
+                    long blockNanos = Math.min(maxBlockNanos, Math.max(0, handler.onIdle(maxBlockNanos)));
+                    // The handler's own deadline bounds the block (at least 1 ms: the socket's granularity).
+                    wakeup.await(buffer, Math.max(1, (blockNanos + 999_999) / 1_000_000));
                 } else {
                     buffer.putIntOrdered(RingDescriptor.CONSUMER_PARKED_OFFSET, 0);
                 }
                 idleRounds = 0;
             } else {
+                if (wakeup == null && ++idleRounds > blockAfter) {
+                    handler.onIdle(0); // no block to bound: the handler's deferred work is checked as often
+                    idleRounds = 0;
+                }
                 idle.idle(0);
             }
         }

@@ -30,6 +30,23 @@ public final class SenderMetrics {
     private final AtomicLong ackLatencyMicros = new AtomicLong();
     private final AtomicLong ringBatches = new AtomicLong();
     private final AtomicLong ringFallbacks = new AtomicLong();
+    private final AtomicLong routeFull = new AtomicLong();
+    /** Sums over batches, for means: oldest record's wait in the open batch, sealed to written, written to acknowledged. */
+    private final AtomicLong batchWaitMicros = new AtomicLong();
+    private final AtomicLong writeWaitMicros = new AtomicLong();
+    private final AtomicLong ackWaitMicros = new AtomicLong();
+    /** Ends of sends that left their batch open, by why the link did not look idle ({@link HeldBy}). */
+    private final AtomicLongArray heldBy = new AtomicLongArray(HeldBy.values().length);
+
+    /** Why an end of send left its batch open (adaptive mode): what the link was observed doing. */
+    public enum HeldBy {
+        /** Another thread held the outbox (an acknowledgement, a retry, a route change). */
+        OUTBOX_BUSY,
+        /** Sealed batches were waiting to be written (window full, route full, no route). */
+        BATCHES_WAITING,
+        /** Every route in use had bytes queued (a TCP channel's outbound buffer). */
+        ROUTE_QUEUED
+    }
 
     /** A batch was sealed. */
     /** Batches sealed per {@link FlushPolicy.Reason}: why data left. */
@@ -49,6 +66,26 @@ public final class SenderMetrics {
         lastBatchRecords.lazySet(records);
     }
 
+    /** The end of a send left its batch open: the link was not observed idle, for {@code why}. */
+    public void onHeld(HeldBy why) {
+        heldBy.incrementAndGet(why.ordinal());
+    }
+
+    /** Ends of sends that left their batch open for {@code why}. */
+    public long held(HeldBy why) {
+        return heldBy.get(why.ordinal());
+    }
+
+    /** A sealed batch's oldest record had waited {@code nanos} in the open batch. */
+    public void onBatchWait(long nanos) {
+        batchWaitMicros.addAndGet(nanos / 1000);
+    }
+
+    /** A route had no room for a batch it was offered (a full ring): the batch waits for a retry. */
+    public void onRouteFull() {
+        routeFull.incrementAndGet();
+    }
+
     public void onSent(boolean replay) {
         batchesSent.incrementAndGet();
         if (replay) {
@@ -62,6 +99,16 @@ public final class SenderMetrics {
         long old = ackLatencyMicros.get();
         long sample = latencyNanos / 1000;
         ackLatencyMicros.lazySet(old == 0 ? sample : old + (sample - old) / 16);
+    }
+
+    /**
+     * A batch was acknowledged: {@code sealedToSentNanos} from its seal to its first write,
+     * {@code sentToAckNanos} from that write to its acknowledgement.
+     */
+    public void onAcknowledged(long sealedToSentNanos, long sentToAckNanos) {
+        writeWaitMicros.addAndGet(sealedToSentNanos / 1000);
+        ackWaitMicros.addAndGet(sentToAckNanos / 1000);
+        onAcknowledged(sealedToSentNanos + sentToAckNanos);
     }
 
     public void onSpilled() {
@@ -192,6 +239,13 @@ public final class SenderMetrics {
         m.put("ack-latency-us", ackLatencyMicros());
         m.put("ring-batches", ringBatches());
         m.put("ring-fallbacks", ringFallbacks());
+        m.put("route-full", routeFull.get());
+        for (HeldBy h : HeldBy.values()) {
+            m.put("sends-held-" + h.name().toLowerCase(Locale.ROOT).replace('_', '-'), heldBy.get(h.ordinal()));
+        }
+        m.put("batch-wait-us-total", batchWaitMicros.get());
+        m.put("write-wait-us-total", writeWaitMicros.get());
+        m.put("ack-wait-us-total", ackWaitMicros.get());
         return m;
     }
 

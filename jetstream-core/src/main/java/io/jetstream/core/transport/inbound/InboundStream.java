@@ -145,6 +145,9 @@ public final class InboundStream {
 
     /** The watermark to acknowledge after the ring's current poll, or -1; {@link RingInbound}'s thread only. */
     long ringAckPending = -1;
+    /** When the oldest delivery not yet acknowledged happened, and its bytes since; {@link RingInbound}'s thread only. */
+    long ringAckOwedSinceNanos;
+    long ringAckOwedBytes;
 
     /** Acknowledges {@code watermark} on the stream's latest connection (ring-borne batches). */
     void acknowledge(long watermark) {

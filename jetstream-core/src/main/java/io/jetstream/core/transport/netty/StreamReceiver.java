@@ -106,7 +106,7 @@ public final class StreamReceiver implements AutoCloseable {
                 transport.settings.maxConnections());
         if (transport.settings.ring().isPresent()) {
             String name = "rx-" + transport.peerId.replaceAll("[^A-Za-z0-9._-]", "_") + "-" + localAddress().getPort();
-            ring = RingInbound.open(transport.settings.ring().get(), name, registry, knownTargets, metrics);
+            ring = RingInbound.open(transport.settings.ring().get(), name, registry, knownTargets, metrics, transport.nanoClock);
         }
     }
 

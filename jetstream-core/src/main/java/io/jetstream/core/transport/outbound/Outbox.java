@@ -369,7 +369,7 @@ public final class Outbox {
             inFlightBytes -= b.bytes;
             memoryBytes -= b.bytes;
             ackedBytes += b.bytes;
-            metrics.onAcknowledged(now - b.sealedNanos);
+            metrics.onAcknowledged(b.sentNanos - b.sealedNanos, now - b.sentNanos);
             ackRoundTrip.onAcknowledged(b.sentNanos, now);
             b.frame.release();
         }
@@ -407,6 +407,7 @@ public final class Outbox {
             }
             int written = r.write(b);
             if (written != Route.WRITTEN) {
+                metrics.onRouteFull();
                 full = true; // the flusher retries; so does the next acknowledgement
                 break;
             }
@@ -537,21 +538,26 @@ public final class Outbox {
      * holds the outbox (it is writing: the link is not idle). Any thread.
      */
     public boolean writesAtOnce() {
+        return whyNotAtOnce() == null;
+    }
+
+    /** Null if a batch sealed now would leave at once ({@link #writesAtOnce}), or what holds it. Any thread. */
+    public SenderMetrics.HeldBy whyNotAtOnce() {
         if (!lock.tryLock()) {
-            return false;
+            return SenderMetrics.HeldBy.OUTBOX_BUSY;
         }
         try {
             if (closed || !pending.isEmpty()) {
-                return false;
+                return SenderMetrics.HeldBy.BATCHES_WAITING;
             }
             int active = activeRoutes();
             for (int i = 0; i < active; i++) {
                 Route r = routes[i];
                 if (r != null && r.queuedBytes() == 0) {
-                    return true;
+                    return null;
                 }
             }
-            return false;
+            return SenderMetrics.HeldBy.ROUTE_QUEUED;
         } finally {
             lock.unlock();
         }

@@ -45,9 +45,14 @@ abstract class TransportContractTest {
     abstract void assertPath(StreamSender sender);
 
     NettyTransport transport(String peer, Map<String, ?> options) {
+        return transport(peer, options, System::nanoTime);
+    }
+
+    /** A transport whose batching, acknowledgement and latency timers read {@code clock}. */
+    NettyTransport transport(String peer, Map<String, ?> options, java.util.function.LongSupplier clock) {
         Map<String, Object> all = new HashMap<>(path());
         all.putAll(options);
-        NettyTransport t = new NettyTransport(settings(all), peer);
+        NettyTransport t = new NettyTransport(settings(all), peer, io.jetstream.core.transport.handshake.HostIdentity.THIS_HOST, clock);
         open.add(t);
         return t;
     }

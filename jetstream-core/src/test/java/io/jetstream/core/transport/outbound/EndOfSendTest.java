@@ -34,6 +34,7 @@ class EndOfSendTest {
     private final List<OutboundBatch> written = new ArrayList<>();
     private final FakeRoute route = new FakeRoute();
     private Outbox outbox;
+    private RecordAccumulator accumulator;
 
     /** A TCP-like route: takes every batch; reports what the test says is queued in front of the socket. */
     private final class FakeRoute implements Route {
@@ -66,6 +67,9 @@ class EndOfSendTest {
 
     @AfterEach
     void close() {
+        if (accumulator != null) {
+            accumulator.close(); // an open batch's frame goes back too
+        }
         if (outbox != null) {
             outbox.close("test over");
         }
@@ -81,6 +85,7 @@ class EndOfSendTest {
                 clock::get, System::currentTimeMillis, policy, controller, null, metrics, outbox, at -> {});
         outbox.setDrainListener(accumulator);
         outbox.onRouteReady(route, 0);
+        this.accumulator = accumulator;
         return accumulator;
     }
 
@@ -181,5 +186,39 @@ class EndOfSendTest {
         // 40 records of 64 B are several times any target the controller sets for them.
         assertTrue(policy.flushes(FlushPolicy.Reason.SIZE) >= 2, () -> "sealed at the target: " + reasons(policy));
         assertEquals(policy.flushes(FlushPolicy.Reason.SIZE), written.size(), "each sealed as its records came");
+    }
+
+    /**
+     * A producer that hands its records over in bursts (a Storm transfer thread: 40 tuples within
+     * 8 µs, then 2 ms of nothing) and ends its sends: the controller is fed once per send, and sees
+     * the rate the sends make (20,000 records/s), not a step up at every burst and a step down after
+     * it. In one second of virtual time it decides about once per decision interval (50 ms), not at
+     * every early-reaction window (5 ms).
+     */
+    @Test
+    void burstsOfSendsAreDecidedOnAtTheirRateNotAtEveryBurst() {
+        FlushPolicy policy = policy();
+        TransportSettings settings = TransportSettings.from(JetStreamConfig.load(ConfigScope.STORM, Map.of(), TransportSettings.GROUPS));
+        AtomicLong decisions = new AtomicLong();
+        BatchController controller = settings.batch().newController(policy, 2, d -> decisions.incrementAndGet());
+        RecordAccumulator accumulator = accumulator(policy, controller);
+        for (int i = 0; i < 16; i++) { // a fitted link: decisions are taken from the first events on
+            controller.onTransfer(100, 0.000_05);
+            controller.onTransfer(10_000, 0.000_2);
+        }
+        long end = clock.get() + 1_000_000_000L;
+        long sends = 0;
+        while (clock.get() - end < 0) {
+            for (int i = 0; i < 40; i++) {
+                assertEquals(OutboundStream.ACCEPTED, accumulator.offer(0, RECORD, 0, RECORD.length));
+                clock.addAndGet(200);
+            }
+            accumulator.endOfSend();
+            sends++;
+            clock.addAndGet(2_000_000);
+        }
+        long d = decisions.get();
+        assertTrue(sends > 400, sends + " sends");
+        assertTrue(d >= 10 && d <= 40, d + " decisions in one second of sends in bursts (about one per 50 ms interval expected)");
     }
 }
