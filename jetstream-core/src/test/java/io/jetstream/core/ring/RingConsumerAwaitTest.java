@@ -30,8 +30,14 @@ class RingConsumerAwaitTest {
                 RingProducer producer = RingProducer.attach(s, "await")) {
             int[] seen = new int[1];
             CompletableFuture<Integer> blocked = CompletableFuture.supplyAsync(() -> {
-                int delivered = consumer.pollOrAwait((t, b, o, l) -> seen[0]++, 16, LONG_BLOCK_MS);
-                return delivered + consumer.poll((t, b, o, l) -> seen[0]++, 16);
+                int delivered = 0;
+                // A block may also end without a record (the producer's wake-up connection being
+                // accepted): block again until a commit's record came (the class timeout bounds it).
+                while (delivered == 0) {
+                    delivered = consumer.pollOrAwait((t, b, o, l) -> seen[0]++, 16, LONG_BLOCK_MS)
+                            + consumer.poll((t, b, o, l) -> seen[0]++, 16);
+                }
+                return delivered;
             });
             // Commit until the blocked consumer returns (the first commit may precede its block).
             while (!blocked.isDone()) {
