@@ -352,7 +352,7 @@ public final class FlinkFlushBenchmark {
     }
 
     /** The median of the rounds' maximum throughputs (the mean of the middle two for an even count). */
-    private static double median(List<Double> values) {
+    static double median(List<Double> values) {
         double[] v = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
         if (v.length == 0) {
             return Double.NaN;

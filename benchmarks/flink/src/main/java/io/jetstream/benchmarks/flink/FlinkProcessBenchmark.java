@@ -214,14 +214,6 @@ public final class FlinkProcessBenchmark {
         return LATENCY.get(side).get(rate).stream().mapToDouble(x -> x[quantile]).average().orElse(Double.NaN);
     }
 
-    private static double median(List<Double> values) {
-        double[] v = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        if (v.length == 0) {
-            return Double.NaN;
-        }
-        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-    }
-
     private static void print(int rounds, int seconds, long maxRecords, double wallSeconds) {
         System.out.printf("%nFlink, two TaskManager JVMs on this host, %s: %d rounds, %d s per rate, %,d records unpaced; %.0f s in all%n",
                 LocalDate.now(), rounds, seconds, maxRecords, wallSeconds);
@@ -240,18 +232,18 @@ public final class FlinkProcessBenchmark {
             for (int r : RATES) {
                 row.append(String.format(" %.3f | %.3f |", mean(side, r, 0), mean(side, r, 1)));
             }
-            System.out.println(row.append(String.format(" %,.0f |", median(THROUGHPUT.get(side)))));
+            System.out.println(row.append(String.format(" %,.0f |", FlinkFlushBenchmark.median(THROUGHPUT.get(side)))));
         }
         System.out.println();
         for (int r : RATES) {
             System.out.printf("p50 @%,d rec/s: JetStream (ring) / stock@1ms = %.2f; JetStream (Netty) / stock@1ms = %.2f%n", r,
                     mean(OURS, r, 0) / mean(STOCK_1MS, r, 0), mean(OURS_NETTY, r, 0) / mean(STOCK_1MS, r, 0));
         }
-        double stock100 = median(THROUGHPUT.get(STOCK_100MS));
-        double stock1 = median(THROUGHPUT.get(STOCK_1MS));
+        double stock100 = FlinkFlushBenchmark.median(THROUGHPUT.get(STOCK_100MS));
+        double stock1 = FlinkFlushBenchmark.median(THROUGHPUT.get(STOCK_1MS));
         System.out.printf("max throughput: JetStream (ring) / stock@100ms = %.3f, / stock@1ms = %.3f; JetStream (Netty) / stock@100ms = %.3f%n",
-                median(THROUGHPUT.get(OURS)) / stock100, median(THROUGHPUT.get(OURS)) / stock1,
-                median(THROUGHPUT.get(OURS_NETTY)) / stock100);
+                FlinkFlushBenchmark.median(THROUGHPUT.get(OURS)) / stock100, FlinkFlushBenchmark.median(THROUGHPUT.get(OURS)) / stock1,
+                FlinkFlushBenchmark.median(THROUGHPUT.get(OURS_NETTY)) / stock100);
         for (String side : THROUGHPUT.keySet()) {
             System.out.printf("  %-26s per round: %s%n", side, THROUGHPUT.get(side).stream().map(t -> String.format("%,.0f", t)).toList());
         }
