@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The consuming side of a ring (TurboStream's OSRBuffer): creates the ring file, reads records with
- * the sliding window of §IV-B, frees and zeroes consumed space, and removes the file on close.
+ * the sliding window of §IV-B, frees and zeroes consumed space, and removes the file on close, or
+ * when the JVM begins to shut down if that comes first ({@link RingNamesOnExit}).
  *
  * <p><b>Sliding window.</b> The left edge ({@code head}) stops at the first record still being
  * written; the right edge goes on delivering committed records behind it, up to
@@ -128,7 +129,10 @@ public final class RingConsumer implements AutoCloseable {
         }
         LOG.info("Created ring {} ({} data bytes, max record {} bytes, window {} bytes)",
                 file, settings.capacity(), settings.maxRecordLength(), settings.windowBytes());
-        return new RingConsumer(new MappedRing(file, mapping, settings.capacity(), settings.maxRecordLength()), settings, wakeup);
+        RingConsumer consumer = new RingConsumer(new MappedRing(file, mapping, settings.capacity(), settings.maxRecordLength()),
+                settings, wakeup);
+        RingNamesOnExit.register(consumer);
+        return consumer;
     }
 
     /**
@@ -518,6 +522,7 @@ public final class RingConsumer implements AutoCloseable {
             }
             removed = true;
         }
+        RingNamesOnExit.forget(this);
         if (buffer.getIntVolatile(RingDescriptor.STATE_OFFSET) == RingDescriptor.STATE_OPEN) {
             buffer.putIntVolatile(RingDescriptor.STATE_OFFSET, RingDescriptor.STATE_CLOSED);
         }

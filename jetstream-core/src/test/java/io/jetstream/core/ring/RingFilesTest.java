@@ -73,6 +73,27 @@ class RingFilesTest {
     }
 
     @Test
+    void aTerminatedJvmRemovesTheRingItNeverClosed() throws Exception {
+        Process consumer = RingTestSupport.startJava(RingConsumerMain.class, dir.toString(), "never-closed");
+        try (var out = new java.io.BufferedReader(new java.io.InputStreamReader(consumer.getInputStream()))) {
+            String ready = out.readLine();
+            for (int lines = 0; ready != null && !ready.startsWith("READY ") && lines < 100; lines++) {
+                ready = out.readLine(); // the child's log lines come first
+            }
+            assertTrue(ready != null && ready.startsWith("READY "), "the consumer JVM created its ring: " + ready);
+            Path file = Path.of(ready.substring("READY ".length()));
+            assertTrue(Files.exists(file) && Files.exists(RingWakeup.socketOf(file)), "ring file and wake-up socket exist");
+            consumer.toHandle().destroy(); // SIGTERM (keeping its output open): shutdown hooks run, the ring is never closed
+            assertTrue(consumer.waitFor(30, java.util.concurrent.TimeUnit.SECONDS), "the consumer JVM exits on SIGTERM");
+            String rest = out.lines().collect(java.util.stream.Collectors.joining("\n"));
+            assertFalse(Files.exists(file), "ring file removed when the JVM shut down; the JVM printed: " + rest);
+            assertFalse(Files.exists(RingWakeup.socketOf(file)), "wake-up socket removed when the JVM shut down");
+        } finally {
+            consumer.destroyForcibly();
+        }
+    }
+
+    @Test
     void directoryIsCreatedOwnerOnlyAndAnOpenOneIsRefused() throws Exception {
         Path fresh = tempDir.resolve("fresh/rings");
         RingDirectory.prepare(fresh);
