@@ -19,9 +19,13 @@ package io.jetstream.core.batch;
  *       {@value #SATURATED_CAPACITY_SHARE} of the highest capacity, the one with the lowest modelled
  *       latency (the smallest batch near the top of the throughput curve). Line 3's cap assumes
  *       batches form at the measured rate and no longer binds when events wait anyway; instead a
- *       batch may take at most the user's maximum delay on one route, or every event in it would
- *       be late by more than the bound the user set on batching alone. The decision says it is not
- *       sustainable.
+ *       batch may add at most the user's maximum delay to one event's transfer on one route, or
+ *       every event in it would be late by more than the bound the user set on batching alone.
+ *       What a single event's transfer costs is paid whatever the batch, so it is not counted
+ *       against that bound: capping the whole transfer instead chose single-event batches whenever
+ *       the measured per-batch latency exceeded the bound (seen on a CPU-starved host, where probe
+ *       round trips of 100+ ms made every batch one record and the per-batch work then starved the
+ *       host further). The decision says it is not sustainable.
  * </ul>
  *
  * <p>Stateless apart from its limits; thread-safe. {@link #decide} allocates only its result.
@@ -93,13 +97,13 @@ public final class BatchOracle {
 
     /**
      * Saturated: first caps the batch so that it crosses one route within the user's maximum delay
-     * (and takes the highest capacity under that cap), then replaces that point by the
+     * of a single event's transfer (and takes the highest capacity under that cap), then replaces that point by the
      * lowest-latency one among those reaching {@link #SATURATED_CAPACITY_SHARE} of its capacity.
      * Capacity grows with the batch size, so for each route count the candidate is the smallest
      * batch that reaches it (binary search).
      */
     private void nearTopCapacity(StreamContext c, int maxBatch, Search best) {
-        int byTransfer = largestBatchWithin(c, c.maxEventDelaySeconds(), maxBatch);
+        int byTransfer = largestBatchWithin(c, LatencyModel.transfer(c, 1, 1) + c.maxEventDelaySeconds(), maxBatch);
         if (byTransfer < maxBatch) {
             // The highest capacity among batches that cross one route within the delay.
             maxBatch = byTransfer;
