@@ -58,6 +58,10 @@ public final class SchedulerEvaluation {
     static int executorsPerSlot = 2;
     /** Random rate models each case is scored under ({@code --rate-draws}). */
     static int rateDraws = 4;
+    /** The families of the tables ({@code --families}; all by default). */
+    static List<String> families = TopologyFamilies.NAMES;
+    /** Node-load cap of the measured-rates bound, relative to the mean node load (the target's). */
+    static final double BOUND_CAP = 1.15;
 
     record Outcome(double crossFraction, double maxOverMean, double millis) {}
 
@@ -136,6 +140,13 @@ public final class SchedulerEvaluation {
                 executorsPerSlot = positive(arg);
             } else if (arg.startsWith("--rate-draws=")) {
                 rateDraws = positive(arg);
+            } else if (arg.startsWith("--families=")) {
+                families = List.of(arg.substring(11).split(","));
+                for (String f : families) {
+                    if (!TopologyFamilies.NAMES.contains(f)) {
+                        throw new IllegalArgumentException("unknown family " + f + "; known: " + TopologyFamilies.NAMES);
+                    }
+                }
             } else if (arg.equals("--verbose")) {
                 verbose = true;
             } else if (arg.equals("--no-tables")) {
@@ -148,7 +159,7 @@ public final class SchedulerEvaluation {
                 bounds = true;
             } else {
                 throw new IllegalArgumentException("unknown argument " + arg + "; known: jetstream.scheduler.<option>=<value>, "
-                        + "--kinds=shuffle,local-or-shuffle, --executors-per-slot=N (2), --rate-draws=N (4), --no-tables, "
+                        + "--kinds=shuffle,local-or-shuffle, --families=linear,... (all), --executors-per-slot=N (2), --rate-draws=N (4), --no-tables, "
                         + "--no-scale, --no-tradeoff, --bounds, --verbose");
             }
         }
@@ -158,7 +169,7 @@ public final class SchedulerEvaluation {
         Map<TopologyFamilies.Grouping, Map<String, Map<String, Sums>>> all = new LinkedHashMap<>();
         for (TopologyFamilies.Grouping kind : kinds) {
             Map<String, Map<String, Sums>> byFamily = new LinkedHashMap<>();
-            for (String family : TopologyFamilies.NAMES) {
+            for (String family : families) {
                 byFamily.put(family, evaluateFamily(family, kind, options, trafficDir, rateDraws, verbose));
             }
             all.put(kind, byFamily);
@@ -195,6 +206,12 @@ public final class SchedulerEvaluation {
     static final String OURS_MEASURED = OURS + " (rates measured)";
     /** The least max/mean node load any placement could have (a single task heavier than a node's share). */
     static final String FLOOR = "floor";
+    /**
+     * Shuffle only: the least inter-node traffic any placement can have under the true rates with every
+     * node within max({@link #BOUND_CAP}, floor) × the mean load ({@link FluidPlacementBound}); its
+     * {@code maxOverMean} is that cap.
+     */
+    static final String BOUND = "bound";
 
     /**
      * Every scheduler on every cluster for one family, each placement scored under {@code draws} random
@@ -223,14 +240,27 @@ public final class SchedulerEvaluation {
                 double floor = TrueTraffic.of(c.generated.topology(), c.tasksOf, c.taskCount, rates, null)
                         .maxOverMeanFloor(c.nodes);
                 sums.computeIfAbsent(FLOOR, k -> new Sums()).add(new Outcome(0, floor, 0));
+                String bound = "";
+                if (kind == TopologyFamilies.Grouping.SHUFFLE) {
+                    long start = System.nanoTime();
+                    TrueTraffic truth = TrueTraffic.of(c.generated.topology(), c.tasksOf, c.taskCount, rates, null);
+                    FluidPlacementBound.Classes classes = FluidPlacementBound.of(c.generated.topology(), c.tasksOf, truth);
+                    double capRatio = Math.max(BOUND_CAP, floor);
+                    FluidPlacementBound.Bound b = FluidPlacementBound.maxLocal(classes, c.nodes,
+                            capRatio * classes.totalLoad() / c.nodes);
+                    sums.computeIfAbsent(BOUND, k -> new Sums()).add(new Outcome(b.minCrossFraction(), capRatio,
+                            (System.nanoTime() - start) / 1e6));
+                    bound = String.format("; bound %.3f at %.2f (%s)", b.minCrossFraction(), capRatio,
+                            b.exact() ? "exact" : "fluid");
+                }
                 rebalanced += online.rebalanced() ? 1 : 0;
                 if (verbose) {
                     Outcome even = c.score(stock.get("even"), rates);
                     System.out.printf("  %s %s %dx%d (%d executors) draw %d: even %.3f / %.2f; unknown %.3f / %.2f; "
-                                    + "measured %.3f / %.2f%s; floor %.2f%n", family, kind, shape[0], shape[1],
+                                    + "measured %.3f / %.2f%s; floor %.2f%s%n", family, kind, shape[0], shape[1],
                             c.executorCount(), draw, even.crossFraction(), even.maxOverMean(), unknown.crossFraction(),
                             unknown.maxOverMean(), measured.crossFraction(), measured.maxOverMean(),
-                            online.rebalanced() ? " (rebalanced)" : "", floor);
+                            online.rebalanced() ? " (rebalanced)" : "", floor, bound);
                     System.out.printf("    %s%n", online.status().replaceAll(".*online check: ", "online check: ")
                             .replaceAll(".*rebalanced from", "rebalanced from"));
                 }
@@ -260,19 +290,30 @@ public final class SchedulerEvaluation {
     }
 
     private static void printMeasured(TopologyFamilies.Grouping kind, Map<String, Map<String, Sums>> byFamily) {
+        boolean bounded = kind == TopologyFamilies.Grouping.SHUFFLE;
         System.out.printf("%n## %s groupings, rates measured (JetStream online: placed from structure, then re-planned "
                 + "from the recorded traffic and redeployed when its policy says it pays), mean over %d clusters x %d rate models%n",
                 name(kind), CLUSTERS.length, rateDraws);
+        if (bounded) {
+            System.out.printf("(bound: the least inter-node traffic any placement can have under the true rates with every node "
+                    + "within max(%.2f, floor) x the mean load, FluidPlacementBound; cap: that factor, mean over the cases)%n", BOUND_CAP);
+        }
         System.out.println("| family | inter-node traffic even / JetStream | JetStream / even "
-                + "| max/mean node load even / JetStream / floor | rebalanced | JetStream re-plan ms, median / max |");
-        System.out.println("|---|---|---|---|---|---|");
+                + "| max/mean node load even / JetStream / floor | rebalanced | JetStream re-plan ms, median / max |"
+                + (bounded ? " bound (cap) | bound / even |" : ""));
+        System.out.println("|---|---|---|---|---|---|" + (bounded ? "---|---|" : ""));
         for (Map.Entry<String, Map<String, Sums>> f : byFamily.entrySet()) {
             Map<String, Sums> s = f.getValue();
             Sums ours = s.get(OURS_MEASURED);
-            System.out.printf("| %s | %.3f / %.3f | %.2f | %.2f / %.2f / %.2f | %d of %d | %.0f / %.0f |%n",
+            String bound = "";
+            if (bounded) {
+                Sums b = s.get(BOUND);
+                bound = String.format(" %.3f (%.2f) | %.2f |", b.cross(), b.load(), b.cross() / s.get("even").cross());
+            }
+            System.out.printf("| %s | %.3f / %.3f | %.2f | %.2f / %.2f / %.2f | %d of %d | %.0f / %.0f |%s%n",
                     f.getKey(), s.get("even").cross(), ours.cross(), ours.cross() / s.get("even").cross(),
                     s.get("even").load(), ours.load(), s.get(FLOOR).load(), (int) s.get("rebalanced").cross,
-                    ours.count, ours.medianMillis(), ours.maxMillis);
+                    ours.count, ours.medianMillis(), ours.maxMillis, bound);
         }
     }
 
@@ -317,6 +358,19 @@ public final class SchedulerEvaluation {
                     excess.append(String.format(" %s %+.3f +- %.3f;", f.getKey(), d[0], d[1]));
                 }
                 System.out.println(excess);
+            }
+            if (kind.getKey() == TopologyFamilies.Grouping.SHUFFLE) {
+                double bound = 0;
+                double worst = 0;
+                int n = 0;
+                for (Map<String, Sums> s : kind.getValue().values()) {
+                    double r = s.get(BOUND).cross() / s.get("even").cross();
+                    bound += r;
+                    worst = Math.min(worst == 0 ? r : worst, r);
+                    n++;
+                }
+                System.out.printf("- %s, bound under the true rates within max(%.2f, floor) x the mean load: no placement goes "
+                        + "below %.2f x even on average (lowest family %.2f)%n", name(kind.getKey()), BOUND_CAP, bound / n, worst);
             }
         }
     }
