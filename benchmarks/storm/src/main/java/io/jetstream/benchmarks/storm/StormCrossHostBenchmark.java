@@ -33,6 +33,7 @@ import org.apache.storm.Config;
  * options: --stock CLASS --ours CLASS --rounds 2 --link-rate 100mbit --link-burst 32kb --low-rates 100,1000
  *          --batch-sizes 16384,65536,262144,1048576 --warmup-seconds 15 --settle-seconds 3 --seconds 10
  *          --payload-bytes 1024 --max-spout-pending 1000 --stock-conf key=value --ours-conf key=value
+ *          --logs-to DIR (keep the engine logs, which go with the cluster's temporary directory otherwise)
  * </pre>
  */
 public final class StormCrossHostBenchmark {
@@ -49,6 +50,7 @@ public final class StormCrossHostBenchmark {
     private final Deployment deployment;
     private final Map<String, Object> stockConf;
     private final Map<String, Object> oursConf;
+    private final String logsTo;
     private final PhaseComparison results = new PhaseComparison();
 
     private StormCrossHostBenchmark(Arguments args) {
@@ -65,6 +67,7 @@ public final class StormCrossHostBenchmark {
         this.deployment = new Deployment(2, 2, args.integer("payload-bytes", 1_024), args.integer("max-spout-pending", 1_000));
         this.stockConf = args.configuration("stock-conf");
         this.oursConf = args.configuration("ours-conf");
+        this.logsTo = args.string("logs-to", "");
         args.requireAllRead();
     }
 
@@ -129,6 +132,10 @@ public final class StormCrossHostBenchmark {
                 }
             }
             System.out.printf("%nthe link after the runs:%n%s%n", link.describe());
+            if (!logsTo.isEmpty()) {
+                cluster.copyLogsTo(java.nio.file.Path.of(logsTo));
+                System.out.println("engine logs copied to " + logsTo);
+            }
             printResults(bestBatch);
         }
     }
