@@ -8,6 +8,8 @@ import io.jetstream.harness.report.PhaseSchedule;
 import io.jetstream.harness.report.PhaseSchedule.Phase;
 import io.jetstream.harness.report.TopologyResults.PhaseResult;
 import io.jetstream.storm.cluster.StormCluster;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,6 +54,8 @@ public final class StormCrossHostBenchmark {
     private final Map<String, Object> oursConf;
     private final String logsTo;
     private final PhaseComparison results = new PhaseComparison();
+    /** Link bytes per acked tuple by phase name, then side, one value per round. */
+    private final Map<String, Map<String, List<Double>>> linkBytesPerTuple = new LinkedHashMap<>();
 
     private StormCrossHostBenchmark(Arguments args) {
         this.stock = args.string("stock", StormHopLatency.STOCK);
@@ -121,13 +125,21 @@ public final class StormCrossHostBenchmark {
             for (int round = 0; round < rounds; round++) {
                 List<String> order = round % 2 == 0 ? List.of("stock", "ours") : List.of("ours", "stock");
                 for (String side : order) {
+                    Map<Integer, long[]> linkAtBoundary = new HashMap<>();
                     Map<String, PhaseResult> phases = TopologyRun.run(cluster, "cross-" + side + "-" + submission++,
                             side.equals("stock") ? stock : ours, side.equals("stock") ? bestStock : oursConf, deployment,
                             PhaseSchedule.ratesThenMaximum(lowRates, warmupSeconds, settleSeconds, seconds, true),
-                            scratch.path());
+                            scratch.path(), phase -> linkAtBoundary.put(phase, sentCounters(link)));
                     for (Map.Entry<String, PhaseResult> p : phases.entrySet()) {
                         results.add(p.getKey(), side, p.getValue());
-                        System.out.printf("round %d/%d %-5s %-18s %s%n", round + 1, rounds, side, p.getKey(), PhaseSchedule.describe(p.getValue()));
+                        long[] from = linkAtBoundary.get(p.getValue().phase());
+                        long[] to = linkAtBoundary.get(p.getValue().phase() + 1);
+                        long linkBytes = to[0] - from[0] + to[2] - from[2];
+                        linkBytesPerTuple.computeIfAbsent(p.getKey(), k -> new HashMap<>()).computeIfAbsent(side, k -> new ArrayList<>())
+                                .add(p.getValue().acked() == 0 ? 0 : (double) linkBytes / p.getValue().acked());
+                        System.out.printf("round %d/%d %-5s %-18s %s  link %,d B (both ways) = %,.0f B per acked tuple%n", round + 1, rounds, side,
+                                p.getKey(), PhaseSchedule.describe(p.getValue()), linkBytes,
+                                p.getValue().acked() == 0 ? 0.0 : (double) linkBytes / p.getValue().acked());
                     }
                 }
             }
@@ -143,5 +155,24 @@ public final class StormCrossHostBenchmark {
     private void printResults(int bestBatch) {
         System.out.printf("%nComplete latency pooled over %d rounds, throughput averaged; stock with transfer.batch.size %,d B (stock = %s, ours = %s):%n%n%s",
                 rounds, bestBatch, stock, ours, results.table());
+        System.out.printf("%nLink bytes (both qdiscs, from the phase's start to the next's) per acked tuple, mean over rounds:%n");
+        for (Map.Entry<String, Map<String, List<Double>>> phase : linkBytesPerTuple.entrySet()) {
+            double s = mean(phase.getValue().get("stock"));
+            double o = mean(phase.getValue().get("ours"));
+            System.out.printf("  %-18s stock %,.0f B, ours %,.0f B (ours/stock %.3f)%n", phase.getKey(), s, o, o / s);
+        }
+    }
+
+    private static double mean(List<Double> values) {
+        return values == null ? Double.NaN : values.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
+    }
+
+    /** The link's byte counters; a benchmark that cannot read them cannot report what crossed the link. */
+    private static long[] sentCounters(ShapedNamespace link) {
+        try {
+            return link.sentCounters();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("reading the link's qdisc counters", e);
+        }
     }
 }

@@ -34,6 +34,12 @@ final class TopologyRun {
      */
     static Map<String, PhaseResult> run(StormCluster cluster, String name, String contextClass, Map<String, Object> extraConf,
             Deployment deployment, PhaseSchedule schedule, Path scratch) throws Exception {
+        return run(cluster, name, contextClass, extraConf, deployment, schedule, scratch, phase -> {});
+    }
+
+    /** As above, telling {@code atBoundary} each phase's number as the spouts enter it ({@link PhaseSchedule#drive}). */
+    static Map<String, PhaseResult> run(StormCluster cluster, String name, String contextClass, Map<String, Object> extraConf,
+            Deployment deployment, PhaseSchedule schedule, Path scratch, java.util.function.IntConsumer atBoundary) throws Exception {
         Path results = Files.createDirectories(scratch.resolve(name + "-results"));
         Path control = scratch.resolve(name + ".control");
         RunControl.write(control, 0, -1);
@@ -54,7 +60,7 @@ final class TopologyRun {
             TopologyResults reports = new TopologyResults(results);
             Await.until("every spout of " + name + " running", Duration.ofSeconds(240),
                     () -> reports.spouts().size() == deployment.parallelism(), () -> "spouts " + reports.spouts());
-            return schedule.drive(control, reports, deployment.parallelism());
+            return schedule.drive(control, reports, deployment.parallelism(), atBoundary);
         } finally {
             cluster.kill(name, Duration.ofSeconds(120));
         }

@@ -61,17 +61,28 @@ public final class PhaseSchedule {
      * the phases; pauses them after the last; returns the measured phases by name.
      */
     public Map<String, PhaseResult> drive(Path control, TopologyResults results, int spouts) {
+        return drive(control, results, spouts, phase -> {});
+    }
+
+    /**
+     * As {@link #drive(Path, TopologyResults, int)}, telling {@code atBoundary} the number of each
+     * phase just before the spouts are moved into it, and one more than the last phase's number when
+     * they are paused after it (for readings taken at the phases' edges, such as a link's byte counters).
+     */
+    public Map<String, PhaseResult> drive(Path control, TopologyResults results, int spouts, java.util.function.IntConsumer atBoundary) {
         int number = 0;
         Map<Integer, Phase> measured = new LinkedHashMap<>();
         for (Phase p : phases) {
             number++;
             long perSpout = p.totalRate() == 0 ? 0 : Math.max(1, p.totalRate() / spouts);
+            atBoundary.accept(number);
             RunControl.write(control, number, perSpout);
             if (p.measured()) {
                 measured.put(number, p);
             }
             pause(p.seconds());
         }
+        atBoundary.accept(number + 1);
         RunControl.write(control, number + 1, -1);
         Map<String, PhaseResult> byName = new LinkedHashMap<>();
         for (Map.Entry<Integer, Phase> m : measured.entrySet()) {
