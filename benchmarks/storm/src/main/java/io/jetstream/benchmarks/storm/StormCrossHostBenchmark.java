@@ -135,11 +135,11 @@ public final class StormCrossHostBenchmark {
                         long[] from = linkAtBoundary.get(p.getValue().phase());
                         long[] to = linkAtBoundary.get(p.getValue().phase() + 1);
                         long linkBytes = to[0] - from[0] + to[2] - from[2];
+                        double perTuple = p.getValue().acked() == 0 ? 0.0 : (double) linkBytes / p.getValue().acked();
                         linkBytesPerTuple.computeIfAbsent(p.getKey(), k -> new HashMap<>()).computeIfAbsent(side, k -> new ArrayList<>())
-                                .add(p.getValue().acked() == 0 ? 0 : (double) linkBytes / p.getValue().acked());
+                                .add(perTuple);
                         System.out.printf("round %d/%d %-5s %-18s %s  link %,d B (both ways) = %,.0f B per acked tuple%n", round + 1, rounds, side,
-                                p.getKey(), PhaseSchedule.describe(p.getValue()), linkBytes,
-                                p.getValue().acked() == 0 ? 0.0 : (double) linkBytes / p.getValue().acked());
+                                p.getKey(), PhaseSchedule.describe(p.getValue()), linkBytes, perTuple);
                     }
                 }
             }
