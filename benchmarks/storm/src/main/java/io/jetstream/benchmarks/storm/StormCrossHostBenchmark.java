@@ -56,6 +56,8 @@ public final class StormCrossHostBenchmark {
     private final PhaseComparison results = new PhaseComparison();
     /** Link bytes per acked tuple by phase name, then side, one value per round. */
     private final Map<String, Map<String, List<Double>>> linkBytesPerTuple = new LinkedHashMap<>();
+    /** Link packets per acked tuple, as {@link #linkBytesPerTuple}: headers and pure acknowledgements show here. */
+    private final Map<String, Map<String, List<Double>>> linkPacketsPerTuple = new LinkedHashMap<>();
 
     private StormCrossHostBenchmark(Arguments args) {
         this.stock = args.string("stock", StormHopLatency.STOCK);
@@ -135,11 +137,17 @@ public final class StormCrossHostBenchmark {
                         long[] from = linkAtBoundary.get(p.getValue().phase());
                         long[] to = linkAtBoundary.get(p.getValue().phase() + 1);
                         long linkBytes = to[0] - from[0] + to[2] - from[2];
-                        double perTuple = p.getValue().acked() == 0 ? 0.0 : (double) linkBytes / p.getValue().acked();
+                        long linkPackets = to[1] - from[1] + to[3] - from[3];
+                        long acked = p.getValue().acked();
+                        double perTuple = acked == 0 ? 0.0 : (double) linkBytes / acked;
+                        double packetsPerTuple = acked == 0 ? 0.0 : (double) linkPackets / acked;
                         linkBytesPerTuple.computeIfAbsent(p.getKey(), k -> new HashMap<>()).computeIfAbsent(side, k -> new ArrayList<>())
                                 .add(perTuple);
-                        System.out.printf("round %d/%d %-5s %-18s %s  link %,d B (both ways) = %,.0f B per acked tuple%n", round + 1, rounds, side,
-                                p.getKey(), PhaseSchedule.describe(p.getValue()), linkBytes, perTuple);
+                        linkPacketsPerTuple.computeIfAbsent(p.getKey(), k -> new HashMap<>()).computeIfAbsent(side, k -> new ArrayList<>())
+                                .add(packetsPerTuple);
+                        System.out.printf("round %d/%d %-5s %-18s %s  link %,d B in %,d packets (both ways) = %,.0f B, %.2f packets per acked tuple%n",
+                                round + 1, rounds, side, p.getKey(), PhaseSchedule.describe(p.getValue()), linkBytes, linkPackets, perTuple,
+                                packetsPerTuple);
                     }
                 }
             }
@@ -155,11 +163,15 @@ public final class StormCrossHostBenchmark {
     private void printResults(int bestBatch) {
         System.out.printf("%nComplete latency pooled over %d rounds, throughput averaged; stock with transfer.batch.size %,d B (stock = %s, ours = %s):%n%n%s",
                 rounds, bestBatch, stock, ours, results.table());
-        System.out.printf("%nLink bytes (both qdiscs, from the phase's start to the next's) per acked tuple, mean over rounds:%n");
+        System.out.printf("%nLink bytes and packets (both qdiscs, from the phase's start to the next's) per acked tuple, mean over rounds:%n");
         for (Map.Entry<String, Map<String, List<Double>>> phase : linkBytesPerTuple.entrySet()) {
             double s = mean(phase.getValue().get("stock"));
             double o = mean(phase.getValue().get("ours"));
-            System.out.printf("  %-18s stock %,.0f B, ours %,.0f B (ours/stock %.3f)%n", phase.getKey(), s, o, o / s);
+            Map<String, List<Double>> packets = linkPacketsPerTuple.get(phase.getKey());
+            double sp = mean(packets.get("stock"));
+            double op = mean(packets.get("ours"));
+            System.out.printf("  %-18s stock %,.0f B in %.2f packets, ours %,.0f B in %.2f packets (ours/stock %.3f bytes, %.3f packets)%n",
+                    phase.getKey(), s, sp, o, op, o / s, op / sp);
         }
     }
 
