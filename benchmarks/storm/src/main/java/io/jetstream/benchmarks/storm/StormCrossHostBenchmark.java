@@ -54,10 +54,11 @@ public final class StormCrossHostBenchmark {
     private final Map<String, Object> oursConf;
     private final String logsTo;
     private final PhaseComparison results = new PhaseComparison();
-    /** Link bytes per acked tuple by phase name, then side, one value per round. */
-    private final Map<String, Map<String, List<Double>>> linkBytesPerTuple = new LinkedHashMap<>();
-    /** Link packets per acked tuple, as {@link #linkBytesPerTuple}: headers and pure acknowledgements show here. */
-    private final Map<String, Map<String, List<Double>>> linkPacketsPerTuple = new LinkedHashMap<>();
+    /** What crossed the link per acked tuple, by phase name, then side, one value per round. */
+    private final Map<String, Map<String, List<LinkPerTuple>>> linkPerTuple = new LinkedHashMap<>();
+
+    /** Link bytes and packets (both directions) per acked tuple in one phase; packets show headers and pure acknowledgements. */
+    private record LinkPerTuple(double bytes, double packets) {}
 
     private StormCrossHostBenchmark(Arguments args) {
         this.stock = args.string("stock", StormHopLatency.STOCK);
@@ -139,15 +140,13 @@ public final class StormCrossHostBenchmark {
                         long linkBytes = to[0] - from[0] + to[2] - from[2];
                         long linkPackets = to[1] - from[1] + to[3] - from[3];
                         long acked = p.getValue().acked();
-                        double perTuple = acked == 0 ? 0.0 : (double) linkBytes / acked;
-                        double packetsPerTuple = acked == 0 ? 0.0 : (double) linkPackets / acked;
-                        linkBytesPerTuple.computeIfAbsent(p.getKey(), k -> new HashMap<>()).computeIfAbsent(side, k -> new ArrayList<>())
+                        LinkPerTuple perTuple = acked == 0 ? new LinkPerTuple(0.0, 0.0)
+                                : new LinkPerTuple((double) linkBytes / acked, (double) linkPackets / acked);
+                        linkPerTuple.computeIfAbsent(p.getKey(), k -> new HashMap<>()).computeIfAbsent(side, k -> new ArrayList<>())
                                 .add(perTuple);
-                        linkPacketsPerTuple.computeIfAbsent(p.getKey(), k -> new HashMap<>()).computeIfAbsent(side, k -> new ArrayList<>())
-                                .add(packetsPerTuple);
                         System.out.printf("round %d/%d %-5s %-18s %s  link %,d B in %,d packets (both ways) = %,.0f B, %.2f packets per acked tuple%n",
-                                round + 1, rounds, side, p.getKey(), PhaseSchedule.describe(p.getValue()), linkBytes, linkPackets, perTuple,
-                                packetsPerTuple);
+                                round + 1, rounds, side, p.getKey(), PhaseSchedule.describe(p.getValue()), linkBytes, linkPackets,
+                                perTuple.bytes(), perTuple.packets());
                     }
                 }
             }
@@ -164,19 +163,20 @@ public final class StormCrossHostBenchmark {
         System.out.printf("%nComplete latency pooled over %d rounds, throughput averaged; stock with transfer.batch.size %,d B (stock = %s, ours = %s):%n%n%s",
                 rounds, bestBatch, stock, ours, results.table());
         System.out.printf("%nLink bytes and packets (both qdiscs, from the phase's start to the next's) per acked tuple, mean over rounds:%n");
-        for (Map.Entry<String, Map<String, List<Double>>> phase : linkBytesPerTuple.entrySet()) {
-            double s = mean(phase.getValue().get("stock"));
-            double o = mean(phase.getValue().get("ours"));
-            Map<String, List<Double>> packets = linkPacketsPerTuple.get(phase.getKey());
-            double sp = mean(packets.get("stock"));
-            double op = mean(packets.get("ours"));
+        for (Map.Entry<String, Map<String, List<LinkPerTuple>>> phase : linkPerTuple.entrySet()) {
+            List<LinkPerTuple> stockRounds = phase.getValue().get("stock");
+            List<LinkPerTuple> oursRounds = phase.getValue().get("ours");
+            double s = mean(stockRounds, LinkPerTuple::bytes);
+            double o = mean(oursRounds, LinkPerTuple::bytes);
+            double sp = mean(stockRounds, LinkPerTuple::packets);
+            double op = mean(oursRounds, LinkPerTuple::packets);
             System.out.printf("  %-18s stock %,.0f B in %.2f packets, ours %,.0f B in %.2f packets (ours/stock %.3f bytes, %.3f packets)%n",
                     phase.getKey(), s, sp, o, op, o / s, op / sp);
         }
     }
 
-    private static double mean(List<Double> values) {
-        return values == null ? Double.NaN : values.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
+    private static double mean(List<LinkPerTuple> rounds, java.util.function.ToDoubleFunction<LinkPerTuple> field) {
+        return rounds == null ? Double.NaN : rounds.stream().mapToDouble(field).average().orElse(Double.NaN);
     }
 
     /** The link's byte counters; a benchmark that cannot read them cannot report what crossed the link. */
