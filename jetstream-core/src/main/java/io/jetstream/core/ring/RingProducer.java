@@ -64,6 +64,8 @@ public final class RingProducer implements AutoCloseable {
     private int claimType;
     private int batchCursor;
     private int batchEnd;
+    /** Ring position just past the last record claimed (its padding included); -1 before the first. */
+    private long claimEnd = -1;
 
     private long claims;
     private long backPressured;
@@ -198,6 +200,7 @@ public final class RingProducer implements AutoCloseable {
             buffer.putLongOrdered(slotOffset + RingDescriptor.SLOT_CLAIM_POSITION_OFFSET, tail);
         } while (!buffer.compareAndSetLong(RingDescriptor.TAIL_OFFSET, tail, tail + required));
 
+        claimEnd = tail + required;
         int offset = ring.offsetOf(tail);
         if (required != recordLength) {
             // Wrap: the rest of the ring becomes a padding record (paper: flush), the record goes at 0.
@@ -393,6 +396,23 @@ public final class RingProducer implements AutoCloseable {
     /** Idle rounds spent waiting for space. */
     public long waits() {
         return waits;
+    }
+
+    /**
+     * The ring position just past this producer's last claimed record, or -1 before its first claim.
+     * Once {@link #consumedUpTo()} reaches it, the consumer has delivered that record (and skipped it
+     * if it was aborted). Producer thread.
+     */
+    public long lastClaimEnd() {
+        return claimEnd;
+    }
+
+    /**
+     * The consumer's head: every record before this position has been delivered to its handler (or
+     * skipped) and its space given back. Only moves forward. One volatile read; not after {@link #close()}.
+     */
+    public long consumedUpTo() {
+        return buffer.getLongVolatile(RingDescriptor.HEAD_OFFSET);
     }
 
     /** Aborts an outstanding claim, frees the producer slot and unmaps the ring. Idempotent. */

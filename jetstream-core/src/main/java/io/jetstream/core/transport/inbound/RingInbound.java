@@ -6,6 +6,7 @@ import io.jetstream.core.ring.RingDirectory;
 import io.jetstream.core.ring.RingSettings;
 import io.jetstream.core.transport.ReceiverMetrics;
 import io.jetstream.core.transport.protocol.BatchRecords;
+import io.jetstream.core.transport.protocol.ProtocolDescriptor;
 import io.jetstream.core.transport.protocol.ProtocolException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntPredicate;
@@ -18,7 +19,9 @@ import org.slf4j.LoggerFactory;
  * A receiver's shared-memory ring (TurboStream's OSRBuffer) and the one thread that consumes it:
  * same-host senders write their batches into it as ring batch records (stream = ring target, batch id
  * = sequence), and each is checked and delivered in place, from ring memory, to its
- * {@link InboundStream}, then acknowledged over the stream's connection — cumulatively, at most once
+ * {@link InboundStream}. A best-effort sender (HELLO flag {@code ring-delivery-frees}) frees its
+ * batches once this thread's head has passed them and gets no acknowledgement for them; the others
+ * are acknowledged over the stream's connection — cumulatively, at most once
  * per stream every {@value #ACK_INTERVAL_NANOS} ns unless {@value #ACK_BYTES} bytes are owed, not
  * once per batch: each acknowledgement is a write on the receiver's I/O thread, a wake-up of the
  * sender's, and the sender's outbox lock taken from that thread against its producer (measured in
@@ -170,6 +173,9 @@ public final class RingInbound {
             metrics.onReceived(length);
             metrics.onRingBatch();
             long watermark = s.onBatch(sequence, records, buffer, offset, length, null, 0);
+            if ((s.flags() & ProtocolDescriptor.FLAG_RING_DELIVERY_FREES) != 0) {
+                return; // its sender frees the batch once this thread's head passes it: no acknowledgement
+            }
             if (s.ringAckPending < 0) {
                 toAcknowledge.add(s);
                 s.ringAckOwedSinceNanos = clock.getAsLong();

@@ -3,6 +3,7 @@ package io.jetstream.core.transport.netty;
 import static io.jetstream.core.transport.protocol.ProtocolDescriptor.FLAG_ACKNOWLEDGED;
 import static io.jetstream.core.transport.protocol.ProtocolDescriptor.FLAG_CHECKSUM;
 import static io.jetstream.core.transport.protocol.ProtocolDescriptor.FLAG_DURABLE;
+import static io.jetstream.core.transport.protocol.ProtocolDescriptor.FLAG_RING_DELIVERY_FREES;
 
 import io.jetstream.core.batch.BatchController;
 import io.jetstream.core.batch.BatchOptions;
@@ -110,7 +111,8 @@ public final class StreamSender implements OutboundStream, DeadlineFlusher.Clien
         outbox.restore(recovered.frames());
         int flags = (settings.checksum() ? FLAG_CHECKSUM : 0)
                 | (settings.reliability() != Reliability.BEST_EFFORT ? FLAG_ACKNOWLEDGED : 0)
-                | (settings.reliability() == Reliability.DURABLE ? FLAG_DURABLE : 0);
+                | (settings.reliability() == Reliability.DURABLE ? FLAG_DURABLE : 0)
+                | (settings.reliability() == Reliability.BEST_EFFORT ? FLAG_RING_DELIVERY_FREES : 0);
         SenderConnection.HelloFields hello = new SenderConnection.HelloFields(flags, epoch, transport.peerId, streamId);
         this.connections = new SenderConnection[settings.batch().maxRoutes()];
         for (int i = 0; i < connections.length; i++) {
@@ -186,6 +188,7 @@ public final class StreamSender implements OutboundStream, DeadlineFlusher.Clien
     @Override
     public long onDeadline(long nowNanos) {
         outbox.retryIfFull();
+        outbox.releaseDelivered(); // an idle best-effort stream's ring batches: freed within the flusher's idle sleep
         return accumulator.flushIfDue(nowNanos);
     }
 

@@ -19,6 +19,11 @@ public final class OutboundBatch {
     boolean sentBefore;
     /** When it was last written to a route (the sender's clock). */
     long sentNanos;
+    /**
+     * Where the route that last took it placed it, for {@link Route#delivered}: a ring route, the ring
+     * position just past its record; -1 for a route that does not track delivery.
+     */
+    long routePosition = -1;
 
     OutboundBatch(long sequence, ByteBuf frame, int records, long sealedNanos) {
         this.sequence = sequence;

@@ -31,7 +31,11 @@ import org.slf4j.LoggerFactory;
  * keeps them in memory up to a budget (then in a {@link StreamJournal}), writes them round-robin to
  * the ready {@link Route}s while the bytes in flight stay within {@code transport.window-bytes}
  * (flow control), frees them on the receiver's cumulative acknowledgements, and puts what a lost
- * route carried back in line (replay). It decides whether the producer may add more
+ * route carried back in line (replay). A best-effort stream also frees a batch as soon as the route
+ * that took it shows it delivered ({@link Route#delivered}: the ring's consumer head passed it), and
+ * its receiver does not acknowledge such batches: a ring crossing then costs no TCP frame, no I/O
+ * thread wake-up on either side and no outbox lock taken against the producer. What such a route
+ * has not yet delivered is still held, and resent over TCP if the ring goes. It decides whether the producer may add more
  * ({@link #acceptance()}): that is the stream's back-pressure.
  *
  * <p>It does not know which kind of route carries a batch: TCP and ring routes are written alike,
@@ -61,6 +65,8 @@ public final class Outbox {
 
     private final String name;
     private final Reliability reliability;
+    /** Best-effort: a batch its route shows delivered is freed without an acknowledgement ({@link #releaseDelivered}). */
+    private final boolean freesDelivered;
     private final int windowBytes;
     private final long memoryBytesConfigured;
     private final int maxFrameBytes;
@@ -116,6 +122,7 @@ public final class Outbox {
             BatchController controller, StreamJournal journal, long lastSequence, long acknowledgedSequence) {
         this.name = name;
         this.reliability = reliability;
+        this.freesDelivered = reliability == Reliability.BEST_EFFORT;
         this.windowBytes = windowBytes;
         this.memoryBytesConfigured = memoryBytes;
         this.maxFrameBytes = maxFrameBytes;
@@ -366,12 +373,7 @@ public final class Outbox {
         for (Iterator<OutboundBatch> it = inFlight.headMap(sequence, true).values().iterator(); it.hasNext(); ) {
             OutboundBatch b = it.next();
             it.remove();
-            inFlightBytes -= b.bytes;
-            memoryBytes -= b.bytes;
-            ackedBytes += b.bytes;
-            metrics.onAcknowledged(b.sentNanos - b.sealedNanos, now - b.sentNanos);
-            ackRoundTrip.onAcknowledged(b.sentNanos, now);
-            b.frame.release();
+            ackedBytes += free(b, now);
         }
         measureDrain(ackedBytes, now);
         for (Iterator<OutboundBatch> it = pending.headMap(sequence, true).values().iterator(); it.hasNext(); ) {
@@ -389,8 +391,71 @@ public final class Outbox {
         }
     }
 
+    /** Frees a batch taken off {@code inFlight}: delivered, by acknowledgement or as its route shows. Returns its bytes. */
+    private int free(OutboundBatch b, long now) {
+        inFlightBytes -= b.bytes;
+        memoryBytes -= b.bytes;
+        metrics.onAcknowledged(b.sentNanos - b.sealedNanos, now - b.sentNanos);
+        ackRoundTrip.onAcknowledged(b.sentNanos, now);
+        b.frame.release();
+        return b.bytes;
+    }
+
+    /**
+     * Best-effort: frees the oldest batches in flight while their routes show them delivered (a ring
+     * route: its consumer's head passed them). Stops at the first that is not, so a batch waiting for
+     * an acknowledgement (one that took TCP) holds back those behind it until that acknowledgement
+     * comes, which frees them all. Returns whether the oldest batch in flight still waits for its
+     * route to deliver it (someone must look again).
+     */
+    private boolean freeDelivered() {
+        if (!freesDelivered || inFlight.isEmpty()) {
+            return false;
+        }
+        long now = clock.getAsLong();
+        long freedBytes = 0;
+        while (!inFlight.isEmpty()) {
+            OutboundBatch b = inFlight.get(inFlight.firstKey());
+            Route r = b.route >= 0 ? routes[b.route] : null;
+            if (r == null || !r.delivered(b)) {
+                if (freedBytes > 0) {
+                    measureDrain(freedBytes, now);
+                }
+                return b.routePosition >= 0 && r != null;
+            }
+            inFlight.pollFirstEntry();
+            freedBytes += free(b, now);
+        }
+        measureDrain(freedBytes, now);
+        return false;
+    }
+
+    /**
+     * Frees what the routes show delivered ({@link #freeDelivered}) and writes what that made room for;
+     * returns whether batches still wait for their route to deliver them. For the producer when it is
+     * pushed back and for the deadline flusher; takes the lock only for a best-effort stream with
+     * batches in flight.
+     */
+    public boolean releaseDelivered() {
+        if (!freesDelivered) {
+            return false;
+        }
+        lock.lock();
+        try {
+            if (inFlight.isEmpty()) {
+                return false;
+            }
+            boolean waiting = freeDelivered();
+            pump();
+            return waiting;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Writes pending batches while the window and a ready route allow. */
     private void pump() {
+        freeDelivered();
         while (true) {
             refillFromJournal();
             Map.Entry<Long, OutboundBatch> next = pending.firstEntry();
@@ -654,7 +719,14 @@ public final class Outbox {
                 if (left <= 0) {
                     return false;
                 }
-                changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)));
+                // What a ring route delivers is seen by looking, not told: look, and again soon while it waits.
+                int inFlightBefore = inFlight.size();
+                boolean look = freeDelivered();
+                if (inFlight.size() != inFlightBefore) {
+                    pump();
+                    continue; // freed some: check again at once
+                }
+                changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(look ? 1 : 50)));
             }
             return true;
         } finally {
@@ -675,7 +747,12 @@ public final class Outbox {
                 if (left <= 0) {
                     break;
                 }
-                changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(10)));
+                boolean look = freeDelivered(); // a ring's deliveries are seen by looking, not told
+                pump();
+                if (acceptance != OutboundStream.BACK_PRESSURED) {
+                    break;
+                }
+                changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(look ? 1 : 10)));
             }
             return acceptance;
         } finally {

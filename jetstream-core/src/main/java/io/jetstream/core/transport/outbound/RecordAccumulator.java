@@ -278,6 +278,13 @@ public final class RecordAccumulator implements Outbox.DrainListener {
         if (acceptance == OutboundStream.ACCEPTED) {
             return acceptance;
         }
+        if (acceptance == OutboundStream.BACK_PRESSURED) {
+            outbox.releaseDelivered(); // what a ring delivered is freed by looking: that may make room
+            acceptance = outbox.acceptance();
+            if (acceptance == OutboundStream.ACCEPTED) {
+                return acceptance;
+            }
+        }
         if (acceptance == OutboundStream.NOT_CONNECTED) {
             metrics.onRecordRefused();
         } else {

@@ -15,6 +15,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * sequence), its records copied from the sealed frame into the ring in one piece — no TCP framing,
  * no further copy; the receiver delivers them in place. Acknowledgements, control and probes stay on
  * the stream's TCP connection ({@code tcp}), which also carries a batch too large for a ring record.
+ * The ring itself shows what its consumer has delivered ({@link #delivered}): a best-effort stream
+ * frees its ring batches by that, and its receiver does not acknowledge them.
  *
  * <p>A full ring is {@link #FULL} (the outbox retries); a ring its consumer closed or failed is
  * {@link #UNAVAILABLE}, and {@code onLost} is told once, so that the connection puts {@code tcp} in
@@ -52,12 +54,13 @@ public final class RingRoute implements Route {
 
     @Override
     public int write(OutboundBatch batch) {
+        batch.routePosition = -1;
         if (lost) {
             return UNAVAILABLE;
         }
         int length = batch.recordsLength();
         if (RecordDescriptor.BATCH_ID_LENGTH + length > producer.maxRecordLength()) {
-            return tcp.write(batch);
+            return tcp.write(batch); // only its acknowledgement confirms it
         }
         try {
             int index = producer.tryClaimBatch(ringTarget, batch.sequence(), length);
@@ -74,6 +77,7 @@ public final class RingRoute implements Route {
                 producer.buffer().putBytes(index, frame.nioBuffer(from, length), 0, length);
             }
             producer.commit();
+            batch.routePosition = producer.lastClaimEnd();
             metrics.onRingBatch();
             return WRITTEN;
         } catch (RingClosedException | RingFileException e) {
@@ -81,6 +85,15 @@ public final class RingRoute implements Route {
             onLost.accept(e);
             return UNAVAILABLE;
         }
+    }
+
+    /**
+     * Whether the ring's consumer has delivered {@code batch}: its head is past the batch's record (the
+     * consumer moves it only after handing the records over). One volatile read of the ring header.
+     */
+    @Override
+    public boolean delivered(OutboundBatch batch) {
+        return !lost && batch.routePosition >= 0 && producer.consumedUpTo() >= batch.routePosition;
     }
 
     @Override

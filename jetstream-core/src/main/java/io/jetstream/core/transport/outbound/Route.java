@@ -11,7 +11,10 @@ package io.jetstream.core.transport.outbound;
  * time per route, from whichever thread holds that lock.
  */
 public interface Route {
-    /** The batch was handed to the route; its acknowledgement will come over the stream's connection. */
+    /**
+     * The batch was handed to the route; its acknowledgement will come over the stream's connection
+     * (or, best-effort, the route shows its delivery: {@link #delivered}).
+     */
     int WRITTEN = 0;
     /** The route has no room now (a full ring): the outbox keeps the batch and retries. */
     int FULL = 1;
@@ -26,6 +29,16 @@ public interface Route {
 
     /** Sends a link probe of {@code bytes} identified by {@code id}, if the route can. */
     void probe(long id, int bytes);
+
+    /**
+     * Whether {@code batch}, last written to this route, has been taken by the receiver as the route
+     * itself shows it — a ring: its consumer's head has passed the batch's record, which it passes
+     * only after delivering it — so that a best-effort stream frees the batch without waiting for an
+     * acknowledgement. False for a route that only an acknowledgement confirms (TCP).
+     */
+    default boolean delivered(OutboundBatch batch) {
+        return false;
+    }
 
     /**
      * Bytes handed to this route and not yet on their way (a TCP channel's outbound buffer; a ring

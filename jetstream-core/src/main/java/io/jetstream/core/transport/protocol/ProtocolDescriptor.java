@@ -60,6 +60,11 @@ public final class ProtocolDescriptor {
     public static final int FLAG_CHECKSUM = 2;
     /** The sender journals every batch and keeps its epoch across restarts (informational). */
     public static final int FLAG_DURABLE = 4;
+    /**
+     * The sender frees a ring batch once the ring's consumer head has passed it (best-effort streams):
+     * the receiver does not acknowledge the batches this stream sends through its ring.
+     */
+    public static final int FLAG_RING_DELIVERY_FREES = 8;
 
     public static final int LENGTH_FIELD = Integer.BYTES;
     public static final int TYPE_FIELD = 1;

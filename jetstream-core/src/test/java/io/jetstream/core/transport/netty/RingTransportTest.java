@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jetstream.core.transport.ControlListener;
+import io.jetstream.core.transport.OutboundStream;
 import io.jetstream.core.transport.SequenceStore;
 import io.jetstream.core.transport.netty.TransportTestSupport.Collector;
 import java.util.Map;
@@ -15,7 +16,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The contract when both ends share a host: the handshake moves the data onto the receiver's
  * shared-memory ring (acknowledgements and control stay on TCP), and what waited in the ring
- * together is acknowledged together.
+ * together is acknowledged together; a best-effort stream's ring batches need no acknowledgement.
  */
 class RingTransportTest extends TransportContractTest {
     @Override
@@ -97,6 +98,74 @@ class RingTransportTest extends TransportContractTest {
         }
         await("every batch acknowledged with the clock standing still", 10, () -> s.unacknowledgedBatches() == 0);
         assertInOrder(c, batches);
+    }
+
+    /**
+     * A best-effort stream frees its ring batches when the ring's consumer has delivered them, and its
+     * receiver sends no acknowledgement for them: while the first delivery is stalled every batch is
+     * still held (the consumer's head has not passed them); once delivered they are freed although
+     * the producer sends nothing more and no acknowledgement came.
+     */
+    @Test
+    void bestEffortRingBatchesAreFreedWhenTheConsumerHasDeliveredThemWithoutAcknowledgements() throws Exception {
+        Map<String, Object> o = Map.of("batch.mode", "fixed");
+        CountDownLatch stall = new CountDownLatch(1);
+        Collector c = stalledUntil(stall);
+        StreamReceiver r = transport("receiver", o).bind(0, c, t -> true, SequenceStore.inMemory());
+        StreamSender s = transport("sender", o).openSender("s", at(r), ControlListener.NONE);
+        await("route ready", 10, s::isReady);
+        long acksBefore = r.metrics().acknowledgementsSent();
+        int batches = 50;
+        for (int i = 0; i < batches; i++) {
+            byte[] rec = record(i, 64);
+            assertEquals(OutboundStream.ACCEPTED, s.offer(0, rec, 0, rec.length));
+            s.flush(); // one batch per record
+        }
+        await("every batch written", 10, () -> s.metrics().batchesSent() >= batches);
+        assertEquals(batches, s.unacknowledgedBatches(), "batches held while the consumer's first delivery is stalled");
+        stall.countDown();
+        await("every batch delivered", 10, () -> c.size() >= batches);
+        await("every batch freed, with nothing more sent", 10, () -> s.unacknowledgedBatches() == 0);
+        assertEquals(acksBefore, r.metrics().acknowledgementsSent(), "acknowledgements for best-effort ring batches");
+        assertInOrder(c, batches);
+        assertPath(s);
+    }
+
+    /**
+     * A best-effort producer pushed back while the consumer is stalled (its outbox full of ring batches
+     * not yet delivered) is let in again once the consumer delivers them, with no acknowledgement:
+     * pushed back, not dropping, and nothing is lost.
+     */
+    @Test
+    void bestEffortProducerPushedBackByAStalledRingResumesWhenTheConsumerDelivers() throws Exception {
+        Map<String, Object> o = Map.of("transport.memory-bytes", 64L << 10, "transport.send-timeout-ms", 200L,
+                "batch.mode", "fixed", "batch.fixed.target-bytes", 4096);
+        CountDownLatch stall = new CountDownLatch(1);
+        Collector c = stalledUntil(stall);
+        StreamReceiver r = transport("receiver", o).bind(0, c, t -> true, SequenceStore.inMemory());
+        StreamSender s = transport("sender", o).openSender("s", at(r), ControlListener.NONE);
+        await("route ready", 10, s::isReady);
+        long acksBefore = r.metrics().acknowledgementsSent();
+        long accepted = 0;
+        while (accepted < 1_000_000) {
+            byte[] rec = record(accepted, 100);
+            if (s.offer(0, rec, 0, rec.length) != OutboundStream.ACCEPTED) {
+                break;
+            }
+            accepted++;
+        }
+        assertTrue(accepted < 1_000_000, "the stream never pushed back");
+        assertTrue(s.isBackPressured(), "pushed back, not dropping");
+        stall.countDown();
+        byte[] more = record(accepted, 100);
+        s.send(0, more, 0, more.length); // waits until the delivered batches are freed
+        s.flush();
+        long total = accepted + 1;
+        await(total + " records after the stall", 30, () -> c.size() >= total);
+        assertInOrder(c, total);
+        assertEquals(0, s.metrics().recordsDropped(), "records dropped");
+        assertEquals(acksBefore, r.metrics().acknowledgementsSent(), "acknowledgements for best-effort ring batches");
+        assertPath(s);
     }
 
     @Override
