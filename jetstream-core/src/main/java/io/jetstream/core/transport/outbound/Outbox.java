@@ -31,12 +31,14 @@ import org.slf4j.LoggerFactory;
  * keeps them in memory up to a budget (then in a {@link StreamJournal}), writes them round-robin to
  * the ready {@link Route}s while the bytes in flight stay within {@code transport.window-bytes}
  * (flow control), frees them on the receiver's cumulative acknowledgements, and puts what a lost
- * route carried back in line (replay). A best-effort stream also frees a batch as soon as the route
- * that took it shows it delivered ({@link Route#delivered}: the ring's consumer head passed it), and
- * its receiver does not acknowledge such batches: a ring crossing then costs no TCP frame, no I/O
- * thread wake-up on either side and no outbox lock taken against the producer. What such a route
- * has not yet delivered is still held, and resent over TCP if the ring goes. It decides whether the producer may add more
+ * route carried back in line (replay). It decides whether the producer may add more
  * ({@link #acceptance()}): that is the stream's back-pressure.
+ *
+ * <p>A best-effort stream also frees a batch as soon as the route that took it shows it delivered
+ * ({@link Route#delivered}: the ring's consumer head passed it), and its receiver does not
+ * acknowledge such batches: a ring crossing then costs no TCP frame, no I/O-thread wake-up on either
+ * side and no outbox lock taken from an I/O thread against the producer. What such a route has not
+ * yet delivered is still held, and resent over TCP if the ring goes.
  *
  * <p>It does not know which kind of route carries a batch: TCP and ring routes are written alike,
  * and a route that goes ({@link #onRouteLost}) or is replaced by another kind
@@ -431,23 +433,18 @@ public final class Outbox {
     }
 
     /**
-     * Frees what the routes show delivered ({@link #freeDelivered}) and writes what that made room for;
-     * returns whether batches still wait for their route to deliver them. For the producer when it is
-     * pushed back and for the deadline flusher; takes the lock only for a best-effort stream with
-     * batches in flight.
+     * Frees what the routes show delivered ({@link #freeDelivered}) and writes what that made room for.
+     * For the producer when it is pushed back and for the deadline flusher; a best-effort stream's only.
+     * Never waits for the lock: whoever holds it is writing, and frees what was delivered first.
      */
-    public boolean releaseDelivered() {
-        if (!freesDelivered) {
-            return false;
+    public void releaseDelivered() {
+        if (!freesDelivered || !lock.tryLock()) {
+            return;
         }
-        lock.lock();
         try {
-            if (inFlight.isEmpty()) {
-                return false;
+            if (!inFlight.isEmpty()) {
+                pump(); // which frees what was delivered first
             }
-            boolean waiting = freeDelivered();
-            pump();
-            return waiting;
         } finally {
             lock.unlock();
         }
