@@ -10,7 +10,6 @@ import io.jetstream.core.transport.OutboundStream;
 import io.jetstream.core.transport.SequenceStore;
 import io.jetstream.core.transport.netty.TransportTestSupport.Collector;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,12 +25,9 @@ class RingTransportTest extends TransportContractTest {
 
     @Test
     void batchesThatPiledUpInTheRingAreAcknowledgedOncePerPoll() throws Exception {
-        Map<String, Object> o = Map.of("transport.reliability", "acknowledged", "batch.mode", "fixed");
-        CountDownLatch stall = new CountDownLatch(1);
-        Collector c = stalledUntil(stall);
-        StreamReceiver r = transport("receiver", o).bind(0, c, t -> true, SequenceStore.inMemory());
-        StreamSender s = transport("sender", o).openSender("s", at(r), ControlListener.NONE);
-        await("route ready", 10, s::isReady);
+        StalledPair p = stalledPair(Map.of("transport.reliability", "acknowledged", "batch.mode", "fixed"));
+        StreamSender s = p.sender();
+        Collector c = p.delivered();
         int batches = 200;
         for (int i = 0; i < batches; i++) {
             byte[] rec = record(i, 64);
@@ -40,10 +36,10 @@ class RingTransportTest extends TransportContractTest {
         }
         // The first delivery holds the ring thread: the other batches wait in the ring.
         await("every batch written", 10, () -> s.metrics().batchesSent() >= batches);
-        stall.countDown();
+        p.stall().countDown();
         await("every batch delivered and acknowledged", 30, () -> c.size() >= batches && s.unacknowledgedBatches() == 0);
         assertInOrder(c, batches);
-        long acks = r.metrics().acknowledgementsSent();
+        long acks = p.receiver().metrics().acknowledgementsSent();
         assertTrue(acks >= 1 && acks <= batches / 4, acks + " acknowledgements for " + batches
                 + " batches that waited in the ring together (expected one per poll)");
         assertPath(s);
@@ -108,13 +104,10 @@ class RingTransportTest extends TransportContractTest {
      */
     @Test
     void bestEffortRingBatchesAreFreedWhenTheConsumerHasDeliveredThemWithoutAcknowledgements() throws Exception {
-        Map<String, Object> o = Map.of("batch.mode", "fixed");
-        CountDownLatch stall = new CountDownLatch(1);
-        Collector c = stalledUntil(stall);
-        StreamReceiver r = transport("receiver", o).bind(0, c, t -> true, SequenceStore.inMemory());
-        StreamSender s = transport("sender", o).openSender("s", at(r), ControlListener.NONE);
-        await("route ready", 10, s::isReady);
-        long acksBefore = r.metrics().acknowledgementsSent();
+        StalledPair p = stalledPair(Map.of("batch.mode", "fixed"));
+        StreamSender s = p.sender();
+        Collector c = p.delivered();
+        long acksBefore = p.receiver().metrics().acknowledgementsSent();
         int batches = 50;
         for (int i = 0; i < batches; i++) {
             byte[] rec = record(i, 64);
@@ -123,10 +116,10 @@ class RingTransportTest extends TransportContractTest {
         }
         await("every batch written", 10, () -> s.metrics().batchesSent() >= batches);
         assertEquals(batches, s.unacknowledgedBatches(), "batches held while the consumer's first delivery is stalled");
-        stall.countDown();
+        p.stall().countDown();
         await("every batch delivered", 10, () -> c.size() >= batches);
         await("every batch freed, with nothing more sent", 10, () -> s.unacknowledgedBatches() == 0);
-        assertEquals(acksBefore, r.metrics().acknowledgementsSent(), "acknowledgements for best-effort ring batches");
+        assertEquals(acksBefore, p.receiver().metrics().acknowledgementsSent(), "acknowledgements for best-effort ring batches");
         assertInOrder(c, batches);
         assertPath(s);
     }
@@ -138,25 +131,14 @@ class RingTransportTest extends TransportContractTest {
      */
     @Test
     void bestEffortProducerPushedBackByAStalledRingResumesWhenTheConsumerDelivers() throws Exception {
-        Map<String, Object> o = Map.of("transport.memory-bytes", 64L << 10, "transport.send-timeout-ms", 200L,
-                "batch.mode", "fixed", "batch.fixed.target-bytes", 4096);
-        CountDownLatch stall = new CountDownLatch(1);
-        Collector c = stalledUntil(stall);
-        StreamReceiver r = transport("receiver", o).bind(0, c, t -> true, SequenceStore.inMemory());
-        StreamSender s = transport("sender", o).openSender("s", at(r), ControlListener.NONE);
-        await("route ready", 10, s::isReady);
-        long acksBefore = r.metrics().acknowledgementsSent();
-        long accepted = 0;
-        while (accepted < 1_000_000) {
-            byte[] rec = record(accepted, 100);
-            if (s.offer(0, rec, 0, rec.length) != OutboundStream.ACCEPTED) {
-                break;
-            }
-            accepted++;
-        }
-        assertTrue(accepted < 1_000_000, "the stream never pushed back");
+        StalledPair p = stalledPair(Map.of("transport.memory-bytes", 64L << 10, "transport.send-timeout-ms", 200L,
+                "batch.mode", "fixed", "batch.fixed.target-bytes", 4096));
+        StreamSender s = p.sender();
+        Collector c = p.delivered();
+        long acksBefore = p.receiver().metrics().acknowledgementsSent();
+        long accepted = offerUntilRefused(s);
         assertTrue(s.isBackPressured(), "pushed back, not dropping");
-        stall.countDown();
+        p.stall().countDown();
         byte[] more = record(accepted, 100);
         s.send(0, more, 0, more.length); // waits until the delivered batches are freed
         s.flush();
@@ -164,7 +146,7 @@ class RingTransportTest extends TransportContractTest {
         await(total + " records after the stall", 30, () -> c.size() >= total);
         assertInOrder(c, total);
         assertEquals(0, s.metrics().recordsDropped(), "records dropped");
-        assertEquals(acksBefore, r.metrics().acknowledgementsSent(), "acknowledgements for best-effort ring batches");
+        assertEquals(acksBefore, p.receiver().metrics().acknowledgementsSent(), "acknowledgements for best-effort ring batches");
         assertPath(s);
     }
 

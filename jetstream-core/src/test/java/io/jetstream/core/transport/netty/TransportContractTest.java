@@ -77,6 +77,33 @@ abstract class TransportContractTest {
         return c;
     }
 
+    /** A receiver whose every delivery waits for {@code stall}, and a ready sender to it. */
+    record StalledPair(CountDownLatch stall, Collector delivered, StreamReceiver receiver, StreamSender sender) {}
+
+    /** Both ends with {@code options}: the receiver stalled until {@link StalledPair#stall} counts down. */
+    StalledPair stalledPair(Map<String, Object> options) throws InterruptedException {
+        CountDownLatch stall = new CountDownLatch(1);
+        Collector c = stalledUntil(stall);
+        StreamReceiver r = transport("receiver", options).bind(0, c, t -> true, SequenceStore.inMemory());
+        StreamSender s = transport("sender", options).openSender("s", at(r), ControlListener.NONE);
+        await("route ready", 10, s::isReady);
+        return new StalledPair(stall, c, r, s);
+    }
+
+    /** Offers 100-byte records until the stream refuses one (at most a million); returns how many it accepted. */
+    static long offerUntilRefused(StreamSender s) {
+        long accepted = 0;
+        while (accepted < 1_000_000) {
+            byte[] rec = record(accepted, 100);
+            if (s.offer(0, rec, 0, rec.length) != OutboundStream.ACCEPTED) {
+                break;
+            }
+            accepted++;
+        }
+        assertTrue(accepted < 1_000_000, "the stream never pushed back");
+        return accepted;
+    }
+
     /** A receiver that takes {@code nanosPerRecord} of CPU per record before handing it to {@code c}. */
     private StreamReceiver slowReceiver(Map<String, Object> options, Collector c, long nanosPerRecord)
             throws InterruptedException {
@@ -170,26 +197,15 @@ abstract class TransportContractTest {
         Map<String, Object> o = Map.of("transport.reliability", "acknowledged", "transport.memory-bytes", 64L << 10,
                 "transport.window-bytes", 16 << 10, "transport.send-timeout-ms", 200L,
                 "batch.mode", "fixed", "batch.fixed.target-bytes", 4096);
-        CountDownLatch stall = new CountDownLatch(1);
-        Collector c = stalledUntil(stall);
-        StreamReceiver r = transport("receiver", o).bind(0, c, t -> true, SequenceStore.inMemory());
-        StreamSender s = transport("sender", o).openSender("s", at(r), ControlListener.NONE);
-        await("route ready", 10, s::isReady);
-        long accepted = 0;
-        byte[] rec;
-        while (accepted < 1_000_000) {
-            rec = record(accepted, 100);
-            if (s.offer(0, rec, 0, rec.length) != OutboundStream.ACCEPTED) {
-                break;
-            }
-            accepted++;
-        }
-        assertTrue(accepted < 1_000_000, "the stream never pushed back");
+        StalledPair p = stalledPair(o);
+        StreamSender s = p.sender();
+        Collector c = p.delivered();
+        long accepted = offerUntilRefused(s);
         assertTrue(s.isBackPressured());
         assertTrue(s.metrics().backPressured() > 0);
         byte[] more = record(accepted, 100);
         assertThrows(TimeoutException.class, () -> s.send(0, more, 0, more.length));
-        stall.countDown();
+        p.stall().countDown();
         s.send(0, more, 0, more.length);
         s.flush();
         long total = accepted + 1;
