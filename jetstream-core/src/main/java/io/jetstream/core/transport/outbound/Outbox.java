@@ -407,12 +407,11 @@ public final class Outbox {
      * Best-effort: frees the oldest batches in flight while their routes show them delivered (a ring
      * route: its consumer's head passed them). Stops at the first that is not, so a batch waiting for
      * an acknowledgement (one that took TCP) holds back those behind it until that acknowledgement
-     * comes, which frees them all. Returns whether the oldest batch in flight still waits for its
-     * route to deliver it (someone must look again).
+     * comes, which frees them all.
      */
-    private boolean freeDelivered() {
+    private void freeDelivered() {
         if (!freesDelivered || inFlight.isEmpty()) {
-            return false;
+            return;
         }
         long now = clock.getAsLong();
         long freedBytes = 0;
@@ -420,16 +419,26 @@ public final class Outbox {
             OutboundBatch b = inFlight.get(inFlight.firstKey());
             Route r = b.route >= 0 ? routes[b.route] : null;
             if (r == null || !r.delivered(b)) {
-                if (freedBytes > 0) {
-                    measureDrain(freedBytes, now);
-                }
-                return b.routePosition >= 0 && r != null;
+                break;
             }
             inFlight.pollFirstEntry();
             freedBytes += free(b, now);
         }
-        measureDrain(freedBytes, now);
-        return false;
+        if (freedBytes > 0) {
+            measureDrain(freedBytes, now);
+        }
+    }
+
+    /**
+     * Whether the oldest batch in flight waits for a route that shows its deliveries only when looked
+     * at (a ring): a waiting thread must look again soon rather than wait to be signalled.
+     */
+    private boolean awaitsRouteDelivery() {
+        if (!freesDelivered || inFlight.isEmpty()) {
+            return false;
+        }
+        OutboundBatch b = inFlight.get(inFlight.firstKey());
+        return b.routePosition >= 0 && b.route >= 0 && routes[b.route] != null;
     }
 
     /**
@@ -718,12 +727,11 @@ public final class Outbox {
                 }
                 // What a ring route delivers is seen by looking, not told: look, and again soon while it waits.
                 int inFlightBefore = inFlight.size();
-                boolean look = freeDelivered();
+                pump();
                 if (inFlight.size() != inFlightBefore) {
-                    pump();
-                    continue; // freed some: check again at once
+                    continue; // freed or wrote some: check again at once
                 }
-                changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(look ? 1 : 50)));
+                changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(awaitsRouteDelivery() ? 1 : 50)));
             }
             return true;
         } finally {
@@ -744,12 +752,11 @@ public final class Outbox {
                 if (left <= 0) {
                     break;
                 }
-                boolean look = freeDelivered(); // a ring's deliveries are seen by looking, not told
-                pump();
+                pump(); // frees what a ring delivered: seen by looking, not told
                 if (acceptance != OutboundStream.BACK_PRESSURED) {
                     break;
                 }
-                changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(look ? 1 : 10)));
+                changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(awaitsRouteDelivery() ? 1 : 10)));
             }
             return acceptance;
         } finally {

@@ -36,11 +36,6 @@ public final class Frames {
         public boolean durable() {
             return (flags & FLAG_DURABLE) != 0;
         }
-
-        /** The sender frees its ring batches by the ring's consumer head: they get no acknowledgement. */
-        public boolean ringDeliveryFrees() {
-            return (flags & FLAG_RING_DELIVERY_FREES) != 0;
-        }
     }
 
     public static ByteBuf challenge(ByteBufAllocator alloc, byte[] nonce, byte[] hostToken) {
