@@ -30,10 +30,10 @@ import org.slf4j.LoggerFactory;
  * {@code send()} of a connection runs under that connection's monitor ({@code synchronized}, which
  * allocates nothing, unlike a contended {@code ReentrantLock}); one stream per connection keeps a
  * worker's tuples to one receiver in one ordered stream. The producer that leaves the monitor with
- * nobody else waiting for it ends the burst: with {@code jetstream.jstorm.send-flush: each-send} (the
- * default) what the burst handed over leaves at once as one batch ({@link OutboundStream#flush}) —
- * JStorm has batched the tuples per target task already; with {@code batch-policy} the stream's flush
- * policy is told ({@link OutboundStream#endOfSend}). Concurrent producers share batches either way.
+ * nobody else waiting for it ends the burst: with {@code jetstream.jstorm.send-flush: batch-policy} (the
+ * default) the stream's flush policy is told ({@link OutboundStream#endOfSend}), and the adaptive policy
+ * sends the burst at once while the link is idle; with {@code each-send} what the burst handed over
+ * leaves at once as one batch ({@link OutboundStream#flush}). Concurrent producers share batches either way.
  *
  * <p><b>Contract.</b> {@code send()} never throws into the worker. While the stream is not connected
  * yet, or its receiver pushes back, the calling thread waits (as JStorm's own client blocks it) up to

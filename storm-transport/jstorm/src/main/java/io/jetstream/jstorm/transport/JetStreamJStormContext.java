@@ -3,7 +3,6 @@ package io.jetstream.jstorm.transport;
 import backtype.storm.messaging.IConnection;
 import backtype.storm.messaging.IContext;
 import backtype.storm.utils.DisruptorQueue;
-import io.jetstream.core.batch.BatchOptions;
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
 import io.jetstream.core.metrics.TrafficMeter;
@@ -79,12 +78,6 @@ public class JetStreamJStormContext implements IContext {
         Map<String, Object> conf = new HashMap<>(stormConf == null ? Map.of() : (Map<String, Object>) stormConf);
         // JStorm's own server binds every interface.
         conf.putIfAbsent(ConfigScope.JSTORM.keyOf(TransportOptions.BIND_ADDRESS), "0.0.0.0");
-        // JStorm batches tuples per target task before they reach the transport: gather what one
-        // millisecond brings, rather than let the adaptive policy hold its sparse messages for fuller batches.
-        if (!conf.containsKey(ConfigScope.JSTORM.keyOf(BatchOptions.MODE))) {
-            conf.put(ConfigScope.JSTORM.keyOf(BatchOptions.MODE), "fixed");
-            conf.putIfAbsent(ConfigScope.JSTORM.keyOf(BatchOptions.MAX_EVENT_DELAY_MS), 1L);
-        }
         JetStreamConfig config = JetStreamConfig.load(ConfigScope.JSTORM, conf, JetStreamJStormOptions.GROUPS);
         if (config.get(JetStreamJStormOptions.DATA_PATH) == DataPath.JSTORM_NETTY) {
             IContext stock = newJStormNettyContext();

@@ -43,9 +43,9 @@ public final class JetStreamJStormOptions {
     public static final ConfigOption<SendFlush> SEND_FLUSH = ConfigOption.enumOption(
             "jstorm.send-flush", SendFlush.class, SendFlush.BATCH_POLICY,
             "`batch-policy`: JetStream's flush policy (`batch.mode`) decides when what a connection's `send()` "
-                    + "calls handed over leaves, told where each burst of calls ends. `each-send`: every burst leaves "
-                    + "at once as one batch, however small (measured slower: one ring or TCP batch per JStorm "
-                    + "message costs more than it saves).");
+                    + "calls handed over leaves, told where each burst of calls ends: with the adaptive policy a burst "
+                    + "leaves at its end while the link is idle (the ring always is) and batches grow while a TCP link "
+                    + "is busy. `each-send`: every burst leaves at once as one batch, however small, on either route.");
 
     public static final ConfigOption<Long> SEND_WAIT_MS = ConfigOption.longOption(
             "jstorm.send-wait-ms", 5_000, 0, 600_000,
@@ -68,13 +68,9 @@ public final class JetStreamJStormOptions {
             "Read by `io.jetstream.jstorm.transport.JetStreamJStormContext` when a JStorm worker starts "
                     + "(selected with `storm.messaging.transport`). With `jstorm.data-path: jetstream` the worker's "
                     + "connections also read the `transport.`, `batch.`, `ring.` and `qos.` options above under "
-                    + "`jetstream.`, with three defaults of their own in a JStorm worker: "
-                    + "`jetstream.transport.bind-address` all interfaces, as JStorm's own transport binds; "
-                    + "`jetstream.batch.mode: fixed` with `jetstream.batch.max-event-delay-ms: 1`, because JStorm "
-                    + "already batches tuples per target task (`task.batch.tuple`) and the transport only has to "
-                    + "gather the messages of the last millisecond (measured: the adaptive policy held JStorm's "
-                    + "sparse messages for fuller batches and added latency; see docs/benchmarks.md). Setting any "
-                    + "of them overrides the default.",
+                    + "`jetstream.`, with one default of their own in a JStorm worker: "
+                    + "`jetstream.transport.bind-address` all interfaces, as JStorm's own transport binds (setting it "
+                    + "overrides that).",
             List.of(DATA_PATH, SEND_FLUSH, SEND_WAIT_MS, DELIVER_WAIT_MS));
 
     /**

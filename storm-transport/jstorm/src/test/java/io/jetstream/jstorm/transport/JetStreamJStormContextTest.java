@@ -287,12 +287,15 @@ class JetStreamJStormContextTest {
     void closeDeliversWhatWasHandedOverAndLaterSendsAreCountedAsDropped(boolean ring) throws Exception {
         int port = FreePorts.unused();
         Map<String, Object> conf = jetstreamConf(port, ring);
-        conf.put("jetstream.batch.max-event-delay-ms", 10_000L); // nothing leaves on its own: close() must send it
+        // Fixed batches of 1 MiB or 10 s: nothing leaves on its own, close() must send it.
+        conf.put("jetstream.batch.mode", "fixed");
+        conf.put("jetstream.batch.max-event-delay-ms", 10_000L);
         conf.put("jetstream.batch.fixed.target-bytes", 1 << 20);
         JetStreamJStormContext receiving = new JetStreamJStormContext();
         receiving.prepare(conf);
         Map<String, Object> senderConf = jetstreamConf(FreePorts.unused(), ring);
-        senderConf.putAll(Map.of("jetstream.batch.max-event-delay-ms", 10_000L, "jetstream.batch.fixed.target-bytes", 1 << 20));
+        senderConf.putAll(Map.of("jetstream.batch.mode", "fixed", "jetstream.batch.max-event-delay-ms", 10_000L,
+                "jetstream.batch.fixed.target-bytes", 1 << 20));
         JetStreamJStormContext sending = new JetStreamJStormContext();
         sending.prepare(senderConf);
         DisruptorQueue taskQueue = queue("task-" + TASK, 4096);
