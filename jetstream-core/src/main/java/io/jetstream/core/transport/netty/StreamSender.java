@@ -235,6 +235,11 @@ public final class StreamSender implements OutboundStream, DeadlineFlusher.Clien
         return false;
     }
 
+    /** Whether this stream's batches go through the receiver's shared-memory ring now (every ready route is one). One volatile read. */
+    public boolean carriedByRing() {
+        return outbox.carriedByRing();
+    }
+
     /** Batches written into the receiver's shared-memory ring instead of TCP, over all routes. */
     public long ringBatches() {
         return metrics.ringBatches();

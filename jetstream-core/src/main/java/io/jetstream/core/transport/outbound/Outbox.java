@@ -89,6 +89,8 @@ public final class Outbox {
     private final Route[] routes;
     /** Routes in the middle of a handshake. Guarded by lock. */
     private final boolean[] handshaking;
+    /** Whether routes are ready and every one of them is a shared-memory ring; written under lock, read by any thread. */
+    private volatile boolean carriedByRing;
     private final TreeMap<Long, OutboundBatch> pending = new TreeMap<>();
     private final TreeMap<Long, OutboundBatch> inFlight = new TreeMap<>();
     private long lastSequence;
@@ -262,6 +264,7 @@ public final class Outbox {
         try {
             handshaking[route.index()] = false;
             routes[route.index()] = route;
+            routesChanged();
             acknowledge(lastDelivered);
             ackRoundTrip.reset(); // the batches just acknowledged waited out the reconnection, and the path may be new
             pump();
@@ -281,6 +284,7 @@ public final class Outbox {
             handshaking[index] = false;
             if (route != null && routes[index] == route) {
                 routes[index] = null;
+                routesChanged();
                 requeue(index);
             }
             if (reliability == Reliability.BEST_EFFORT && !connected()) {
@@ -303,6 +307,7 @@ public final class Outbox {
             int index = old.index();
             if (routes[index] == old) {
                 routes[index] = replacement;
+                routesChanged();
                 requeue(index);
             }
             acknowledge(lastDelivered);
@@ -850,6 +855,29 @@ public final class Outbox {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Under lock, after a route became ready, was lost or was replaced. */
+    private void routesChanged() {
+        boolean ring = false;
+        for (Route r : routes) {
+            if (r != null) {
+                if (!(r instanceof RingRoute)) {
+                    ring = false;
+                    break;
+                }
+                ring = true;
+            }
+        }
+        carriedByRing = ring;
+    }
+
+    /**
+     * Whether the stream's batches go through the receiver's shared-memory ring: routes are ready and
+     * every one is a ring. One volatile read; any thread.
+     */
+    public boolean carriedByRing() {
+        return carriedByRing;
     }
 
     /** The kinds of the ready routes, by index ({@code null} where none is ready). */

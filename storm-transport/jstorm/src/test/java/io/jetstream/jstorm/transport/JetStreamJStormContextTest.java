@@ -287,15 +287,13 @@ class JetStreamJStormContextTest {
     void closeDeliversWhatWasHandedOverAndLaterSendsAreCountedAsDropped(boolean ring) throws Exception {
         int port = FreePorts.unused();
         Map<String, Object> conf = jetstreamConf(port, ring);
-        // Fixed batches of 1 MiB or 10 s: nothing leaves on its own, close() must send it.
-        conf.put("jetstream.batch.mode", "fixed");
-        conf.put("jetstream.batch.max-event-delay-ms", 10_000L);
+        conf.put("jetstream.batch.max-event-delay-ms", 10_000L); // nothing leaves on its own: close() must send it
         conf.put("jetstream.batch.fixed.target-bytes", 1 << 20);
         JetStreamJStormContext receiving = new JetStreamJStormContext();
         receiving.prepare(conf);
         Map<String, Object> senderConf = jetstreamConf(FreePorts.unused(), ring);
-        senderConf.putAll(Map.of("jetstream.batch.mode", "fixed", "jetstream.batch.max-event-delay-ms", 10_000L,
-                "jetstream.batch.fixed.target-bytes", 1 << 20));
+        senderConf.putAll(Map.of("jetstream.batch.max-event-delay-ms", 10_000L, "jetstream.batch.fixed.target-bytes", 1 << 20,
+                "jetstream.jstorm.send-flush", "batch-policy"));
         JetStreamJStormContext sending = new JetStreamJStormContext();
         sending.prepare(senderConf);
         DisruptorQueue taskQueue = queue("task-" + TASK, 4096);
@@ -315,6 +313,44 @@ class JetStreamJStormContextTest {
             client.send(new TaskMessage(TASK, payload(0, count)));
             assertEquals(1, sending.meters().dropped(), "a send() after close() is dropped and counted");
             assertFalse(client.available());
+        } finally {
+            client.close();
+            server.close();
+            sending.term();
+            receiving.term();
+        }
+    }
+
+    /**
+     * The default {@code send-flush} (each-send-on-ring): over the ring a burst leaves at its end; over
+     * TCP the fixed policy (a JStorm worker's default mode) holds it for its deadline (30 s here, so only
+     * close() sends it).
+     */
+    @ParameterizedTest(name = "ring {0}")
+    @ValueSource(booleans = {true, false})
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void byDefaultABurstLeavesAtItsEndOnTheRingAndWaitsForTheBatchPolicyOverTcp(boolean ring) throws Exception {
+        int port = FreePorts.unused();
+        JetStreamJStormContext receiving = new JetStreamJStormContext();
+        receiving.prepare(jetstreamConf(port, ring));
+        Map<String, Object> senderConf = jetstreamConf(FreePorts.unused(), ring);
+        senderConf.putAll(Map.of("jetstream.batch.max-event-delay-ms", 30_000L, "jetstream.batch.fixed.target-bytes", 1 << 20));
+        JetStreamJStormContext sending = new JetStreamJStormContext();
+        sending.prepare(senderConf);
+        DisruptorQueue taskQueue = queue("task-" + TASK, 4096);
+        IConnection server = receiving.bind("topo-1", port, new ConcurrentHashMap<>(Map.of(TASK, taskQueue)), queue("control", 16),
+                true, Set.of(TASK));
+        IConnection client = sending.connect("topo-1", "127.0.0.1", port);
+        try {
+            awaitAvailable(client);
+            client.send(List.of(new TaskMessage(TASK, payload(0, 0)), new TaskMessage(TASK, payload(0, 1))));
+            if (ring) {
+                assertEquals(2, drain(taskQueue, 2, 5).size(), "the burst left at its end over the ring, not at the 30 s deadline");
+            } else {
+                assertEquals(0, drain(taskQueue, 1, 1).size(), "over TCP the burst waits for the batch policy's 30 s deadline");
+                client.close();
+                assertEquals(2, drain(taskQueue, 2, 10).size(), "close() sent it");
+            }
         } finally {
             client.close();
             server.close();
