@@ -285,39 +285,21 @@ class JetStreamJStormContextTest {
     @ValueSource(booleans = {true, false})
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void closeDeliversWhatWasHandedOverAndLaterSendsAreCountedAsDropped(boolean ring) throws Exception {
-        int port = FreePorts.unused();
-        Map<String, Object> conf = jetstreamConf(port, ring);
-        conf.put("jetstream.batch.max-event-delay-ms", 10_000L); // nothing leaves on its own: close() must send it
-        conf.put("jetstream.batch.fixed.target-bytes", 1 << 20);
-        JetStreamJStormContext receiving = new JetStreamJStormContext();
-        receiving.prepare(conf);
-        Map<String, Object> senderConf = jetstreamConf(FreePorts.unused(), ring);
-        senderConf.putAll(Map.of("jetstream.batch.max-event-delay-ms", 10_000L, "jetstream.batch.fixed.target-bytes", 1 << 20,
-                "jetstream.jstorm.send-flush", "batch-policy"));
-        JetStreamJStormContext sending = new JetStreamJStormContext();
-        sending.prepare(senderConf);
-        DisruptorQueue taskQueue = queue("task-" + TASK, 4096);
-        IConnection server = receiving.bind("topo-1", port, new ConcurrentHashMap<>(Map.of(TASK, taskQueue)), queue("control", 16),
-                true, Set.of(TASK));
-        IConnection client = sending.connect("topo-1", "127.0.0.1", port);
-        try {
-            awaitAvailable(client);
+        // Fixed batches of 1 MiB or 10 s, and the policy decides at the end of a burst: nothing leaves on its own.
+        try (Connected c = new Connected(ring, Map.of("jetstream.batch.max-event-delay-ms", 10_000L,
+                "jetstream.batch.fixed.target-bytes", 1 << 20, "jetstream.jstorm.send-flush", "batch-policy"))) {
+            awaitAvailable(c.client);
             int count = 1_000;
             for (int i = 0; i < count; i++) {
-                client.send(new TaskMessage(TASK, payload(0, i)));
+                c.client.send(new TaskMessage(TASK, payload(0, i)));
             }
-            assertEquals(0, taskQueue.population(), "held by the batch policy until close()");
-            client.close();
-            assertTrue(client.isClosed());
-            assertEquals(count, drain(taskQueue, count, 10).size(), "close() delivered what was handed over");
-            client.send(new TaskMessage(TASK, payload(0, count)));
-            assertEquals(1, sending.meters().dropped(), "a send() after close() is dropped and counted");
-            assertFalse(client.available());
-        } finally {
-            client.close();
-            server.close();
-            sending.term();
-            receiving.term();
+            assertEquals(0, c.taskQueue.population(), "held by the batch policy until close()");
+            c.client.close();
+            assertTrue(c.client.isClosed());
+            assertEquals(count, drain(c.taskQueue, count, 10).size(), "close() delivered what was handed over");
+            c.client.send(new TaskMessage(TASK, payload(0, count)));
+            assertEquals(1, c.sending.meters().dropped(), "a send() after close() is dropped and counted");
+            assertFalse(c.client.available());
         }
     }
 
@@ -330,28 +312,41 @@ class JetStreamJStormContextTest {
     @ValueSource(booleans = {true, false})
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void byDefaultABurstLeavesAtItsEndOnTheRingAndWaitsForTheBatchPolicyOverTcp(boolean ring) throws Exception {
-        int port = FreePorts.unused();
-        JetStreamJStormContext receiving = new JetStreamJStormContext();
-        receiving.prepare(jetstreamConf(port, ring));
-        Map<String, Object> senderConf = jetstreamConf(FreePorts.unused(), ring);
-        senderConf.putAll(Map.of("jetstream.batch.max-event-delay-ms", 30_000L, "jetstream.batch.fixed.target-bytes", 1 << 20));
-        JetStreamJStormContext sending = new JetStreamJStormContext();
-        sending.prepare(senderConf);
-        DisruptorQueue taskQueue = queue("task-" + TASK, 4096);
-        IConnection server = receiving.bind("topo-1", port, new ConcurrentHashMap<>(Map.of(TASK, taskQueue)), queue("control", 16),
-                true, Set.of(TASK));
-        IConnection client = sending.connect("topo-1", "127.0.0.1", port);
-        try {
-            awaitAvailable(client);
-            client.send(List.of(new TaskMessage(TASK, payload(0, 0)), new TaskMessage(TASK, payload(0, 1))));
+        try (Connected c = new Connected(ring, Map.of("jetstream.batch.max-event-delay-ms", 30_000L,
+                "jetstream.batch.fixed.target-bytes", 1 << 20))) {
+            awaitAvailable(c.client);
+            c.client.send(List.of(new TaskMessage(TASK, payload(0, 0)), new TaskMessage(TASK, payload(0, 1))));
             if (ring) {
-                assertEquals(2, drain(taskQueue, 2, 5).size(), "the burst left at its end over the ring, not at the 30 s deadline");
+                assertEquals(2, drain(c.taskQueue, 2, 5).size(), "the burst left at its end over the ring, not at the 30 s deadline");
             } else {
-                assertEquals(0, drain(taskQueue, 1, 1).size(), "over TCP the burst waits for the batch policy's 30 s deadline");
-                client.close();
-                assertEquals(2, drain(taskQueue, 2, 10).size(), "close() sent it");
+                assertEquals(0, drain(c.taskQueue, 1, 1).size(), "over TCP the burst waits for the batch policy's 30 s deadline");
+                c.client.close();
+                assertEquals(2, drain(c.taskQueue, 2, 10).size(), "close() sent it");
             }
-        } finally {
+        }
+    }
+
+    /** A receiving and a sending context on loopback, the sender's configuration amended, one connection and task queue between them. */
+    private final class Connected implements AutoCloseable {
+        final JetStreamJStormContext receiving = new JetStreamJStormContext();
+        final JetStreamJStormContext sending = new JetStreamJStormContext();
+        final DisruptorQueue taskQueue = queue("task-" + TASK, 4096);
+        final IConnection server;
+        final IConnection client;
+
+        Connected(boolean ring, Map<String, Object> senderSettings) {
+            int port = FreePorts.unused();
+            receiving.prepare(jetstreamConf(port, ring));
+            Map<String, Object> senderConf = jetstreamConf(FreePorts.unused(), ring);
+            senderConf.putAll(senderSettings);
+            sending.prepare(senderConf);
+            server = receiving.bind("topo-1", port, new ConcurrentHashMap<>(Map.of(TASK, taskQueue)), queue("control", 16), true,
+                    Set.of(TASK));
+            client = sending.connect("topo-1", "127.0.0.1", port);
+        }
+
+        @Override
+        public void close() {
             client.close();
             server.close();
             sending.term();
