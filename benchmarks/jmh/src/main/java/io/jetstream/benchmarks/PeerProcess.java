@@ -33,12 +33,18 @@ public final class PeerProcess implements AutoCloseable {
 
     /** {@code main} in a new JVM started under {@code prefix} (a command and its arguments). */
     public static PeerProcess start(List<String> prefix, Class<?> main, String... args) throws IOException {
+        return start(prefix, List.of(), main, args);
+    }
+
+    /**
+     * {@code main} in a new JVM started under {@code prefix} and given {@code jvmFlags} (none but
+     * those: a peer that runs a journal names the journal's, {@code JournalRuntime.launcherFlags()}).
+     */
+    public static PeerProcess start(List<String> prefix, List<String> jvmFlags, Class<?> main, String... args)
+            throws IOException {
         List<String> command = new ArrayList<>(prefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(io.jetstream.core.config.JvmFlags.inherited());
-        if (command.stream().noneMatch(a -> a.startsWith("--add-exports=java.base/jdk.internal.misc"))) {
-            command.add("--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED"); // Agrona, whatever this JVM was given
-        }
+        command.addAll(jvmFlags);
         command.add("-Xmx256m");
         command.add("-XX:+UseSerialGC");
         command.add("-Dio.netty.leakDetection.level=disabled");

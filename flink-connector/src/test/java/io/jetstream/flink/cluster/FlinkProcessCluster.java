@@ -1,7 +1,6 @@
 package io.jetstream.flink.cluster;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -30,12 +29,40 @@ import org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint;
  *
  * <p>Each TaskManager writes its output to {@code tm-<i>.log} in the work directory (its log4j
  * configuration may name the file through {@code -Djetstream.demo.log}, which is set to the same file).
- * Their JVM options are this JVM's module flags, a heap and direct-memory size, and Flink's own
- * {@code env.java.opts.taskmanager} from the configuration (e.g. a profiler agent), as Flink's scripts
- * add it. {@link #close()} stops the TaskManagers with SIGTERM (their shutdown hooks close the shuffle
+ * Their JVM options are what Flink's scripts would give them and nothing of this JVM's: Flink's
+ * {@code env.java.default-opts.all} (unless configured, {@link #FLINK_DEFAULT_JAVA_OPTS}, the options
+ * Flink 2.3's own {@code config.yaml} sets for Java 17), {@code env.java.opts.all},
+ * {@code env.java.default-opts.taskmanager} and {@code env.java.opts.taskmanager} (e.g. a profiler
+ * agent), then a heap and direct-memory size. The JobManager's REST uploads go to {@link #webTmpDir()}. {@link #close()} stops the TaskManagers with SIGTERM (their shutdown hooks close the shuffle
  * environment), forcibly after 60 s, then the JobManager.
  */
 public final class FlinkProcessCluster implements AutoCloseable {
+    /**
+     * The JVM options Flink 2.3's default {@code config.yaml} (flink-dist) gives every Flink process
+     * for Java 17, copied as shipped: a TaskManager started from Flink's distribution has these and
+     * nothing else, so JetStream must work with exactly these.
+     */
+    public static final String FLINK_DEFAULT_JAVA_OPTS = String.join(" ",
+            "--add-exports=java.base/sun.net.util=ALL-UNNAMED",
+            "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
+            "--add-exports=jdk.compiler/com.sun.tools.javac.api=ALL-UNNAMED",
+            "--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",
+            "--add-exports=jdk.compiler/com.sun.tools.javac.parser=ALL-UNNAMED",
+            "--add-exports=jdk.compiler/com.sun.tools.javac.tree=ALL-UNNAMED",
+            "--add-exports=jdk.compiler/com.sun.tools.javac.util=ALL-UNNAMED",
+            "--add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED",
+            "--add-opens=java.base/java.lang=ALL-UNNAMED",
+            "--add-opens=java.base/java.net=ALL-UNNAMED",
+            "--add-opens=java.base/java.io=ALL-UNNAMED",
+            "--add-opens=java.base/java.nio=ALL-UNNAMED",
+            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+            "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+            "--add-opens=java.base/java.text=ALL-UNNAMED",
+            "--add-opens=java.base/java.time=ALL-UNNAMED",
+            "--add-opens=java.base/java.util=ALL-UNNAMED",
+            "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+            "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
+            "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED");
     /** Every memory component a {@code TaskManagerRunner} started without Flink's scripts needs set. */
     private static final Map<String, String> TASK_MANAGER_MEMORY = Map.of(
             "taskmanager.memory.framework.heap.size", "128m",
@@ -72,6 +99,12 @@ public final class FlinkProcessCluster implements AutoCloseable {
         jm.setString("jobmanager.rpc.port", "0");
         jm.setString("rest.address", "localhost");
         jm.setString("rest.bind-port", "0");
+        if (!jm.containsKey("web.tmpdir")) {
+            jm.setString("web.tmpdir", webTmpDir());
+        }
+        if (!jm.containsKey("env.java.default-opts.all")) {
+            jm.setString("env.java.default-opts.all", FLINK_DEFAULT_JAVA_OPTS);
+        }
         FlinkProcessCluster cluster = new FlinkProcessCluster(new StandaloneSessionClusterEntrypoint(jm));
         try {
             cluster.jobManager.startCluster();
@@ -89,7 +122,7 @@ public final class FlinkProcessCluster implements AutoCloseable {
             for (int i = 0; i < taskManagers; i++) {
                 Path log = workDir.resolve("tm-" + i + ".log");
                 cluster.logs.add(log);
-                cluster.taskManagers.add(startTaskManager(confDir, log, jm.getString("env.java.opts.taskmanager", "")));
+                cluster.taskManagers.add(startTaskManager(confDir, log, taskManagerJavaOpts(jm)));
             }
             return cluster;
         } catch (Exception | Error e) {
@@ -98,23 +131,43 @@ public final class FlinkProcessCluster implements AutoCloseable {
         }
     }
 
-    private static Process startTaskManager(Path confDir, Path log, String javaOpts) throws IOException {
+    /**
+     * A {@code web.tmpdir} of this user's for the clusters of tests, benchmarks and the demo. Flink's
+     * default is {@code java.io.tmpdir} itself, whose {@code flink-web-upload} directory the first user
+     * to run Flink on a machine owns: every other user's job submission then fails with "File upload
+     * failed" ({@code AccessDeniedException}).
+     */
+    public static String webTmpDir() {
+        Path dir = Path.of(System.getProperty("java.io.tmpdir"), "jetstream-flink-web-" + System.getProperty("user.name"));
+        try {
+            return Files.createDirectories(dir).toString();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot create " + dir, e);
+        }
+    }
+
+    /** A TaskManager's JVM options in the order Flink's scripts put them. */
+    private static List<String> taskManagerJavaOpts(Configuration conf) {
+        List<String> opts = new ArrayList<>();
+        for (String key : List.of("env.java.default-opts.all", "env.java.opts.all", "env.java.default-opts.taskmanager",
+                "env.java.opts.taskmanager")) {
+            for (String opt : conf.getString(key, "").trim().split("\\s+")) {
+                if (!opt.isEmpty()) {
+                    opts.add(opt);
+                }
+            }
+        }
+        return opts;
+    }
+
+    private static Process startTaskManager(Path confDir, Path log, List<String> javaOpts) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (flag.startsWith("--add-") || flag.startsWith("-Djava.net.preferIPv4Stack")
-                    || flag.startsWith("-Dchronicle.")) {
-                command.add(flag);
-            }
-        }
+        command.addAll(javaOpts);
         command.add("-Xmx400m");
         command.add("-XX:MaxDirectMemorySize=256m");
+        command.add("-Djava.net.preferIPv4Stack=true");
         command.add("-Djetstream.demo.log=" + log);
-        for (String opt : javaOpts.trim().split("\\s+")) {
-            if (!opt.isEmpty()) {
-                command.add(opt);
-            }
-        }
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add("org.apache.flink.runtime.taskexecutor.TaskManagerRunner");

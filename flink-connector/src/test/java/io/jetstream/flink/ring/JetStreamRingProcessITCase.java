@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,8 +35,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * TaskManagers in separate JVMs on this host — Flink's own {@code TaskManagerRunner} processes next
- * to a standalone session cluster in the test JVM — run a checkpointed keyed job whose hash exchange
- * crosses them over the ring. One busy TaskManager is killed with SIGKILL mid-job: its peers must
+ * to a standalone session cluster in the test JVM, started with exactly Flink 2.3's default Java 17
+ * options and no flag of JetStream's — run a checkpointed keyed job whose hash exchange crosses them
+ * over the ring, its flushes decided by flush control. One busy TaskManager is killed with SIGKILL mid-job: its peers must
  * see it gone through the ring's liveness, the job must restart from its checkpoint on the spare
  * TaskManager and give the exact sums; once the cluster stopped, no ring file of any of these
  * processes may be left.
@@ -56,6 +58,12 @@ class JetStreamRingProcessITCase {
         List<Process> taskManagers;
         try (FlinkProcessCluster cluster = FlinkProcessCluster.start(clusterConfiguration(), 3, Map.of(), temp)) {
             taskManagers = cluster.taskManagers();
+            List<String> flinkDefaults = List.of(FlinkProcessCluster.FLINK_DEFAULT_JAVA_OPTS.split(" "));
+            for (Process tm : taskManagers) {
+                List<String> moduleFlags = tm.info().arguments().stream().flatMap(Arrays::stream)
+                        .filter(a -> a.startsWith("--add-")).toList();
+                assertEquals(flinkDefaults, moduleFlags, "a TaskManager JVM gets Flink 2.3's default Java 17 options, no flag of ours");
+            }
             List<Path> logs = cluster.logs();
             CompletableFuture<Map<Integer, Long>> result = CompletableFuture.supplyAsync(() -> runJob(cluster.restPort(), markers));
 

@@ -347,8 +347,6 @@ class RingServiceProtocolTest {
     private static Process startJava(Class<?> main, String... args) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("--add-exports");
-        command.add("java.base/jdk.internal.misc=ALL-UNNAMED");
         command.add("-Xmx64m");
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));

@@ -2,6 +2,7 @@ package io.jetstream.core.transport;
 
 import io.jetstream.core.config.ConfigOption;
 import io.jetstream.core.config.OptionGroup;
+import io.jetstream.core.transport.journal.JournalRuntime;
 import java.util.List;
 
 /** Options of the JetStream Netty transport, under {@code transport.} in every engine's JetStream prefix. */
@@ -90,7 +91,9 @@ public final class TransportOptions {
             "transport.journal.dir",
             "Directory of the Chronicle Queue journals (one sub-directory per peer and stream): the spill "
                     + "journal of `acknowledged` streams, the write-ahead journal of `durable` ones. Empty: no journal "
-                    + "(a full memory budget pushes back instead); required by `durable`.");
+                    + "(a full memory budget pushes back instead); required by `durable`. The journal is the one "
+                    + "feature that needs JVM flags: `" + String.join(" ", JournalRuntime.launcherFlags()) + "` "
+                    + "(checked at start-up), and Chronicle Queue next to JetStream's jar.");
 
     public static final ConfigOption<Long> JOURNAL_MAX_BYTES = ConfigOption.longOption(
             "transport.journal.max-bytes", 1L << 30, 1L << 20, 1L << 50,

@@ -13,6 +13,7 @@ import io.jetstream.core.transport.TransportOptions.Io;
 import io.jetstream.core.transport.TransportOptions.JournalSync;
 import io.jetstream.core.transport.TransportOptions.Ordering;
 import io.jetstream.core.transport.TransportOptions.Reliability;
+import io.jetstream.core.transport.journal.JournalRuntime;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -73,11 +74,8 @@ public record TransportSettings(
             throw new InvalidConfigurationException(config.keyOf(TransportOptions.RELIABILITY), "durable",
                     "a durable stream journals every batch: set " + config.keyOf(TransportOptions.JOURNAL_DIR));
         }
-        if (journal.isPresent() && !chronicleQueuePresent()) {
-            throw new InvalidConfigurationException(config.keyOf(TransportOptions.JOURNAL_DIR), journal.get(),
-                    "the journal needs Chronicle Queue on the class path, which the engine jars do not bundle: put "
-                            + "chronicle-queue and its dependencies next to JetStream's jar (Storm/JStorm extlib/, Flink lib/), "
-                            + "or leave the journal off");
+        if (journal.isPresent()) {
+            JournalRuntime.check(config.keyOf(TransportOptions.JOURNAL_DIR), journal.get());
         }
         Optional<byte[]> secret = optionalPath(config.get(TransportOptions.AUTH_SECRET_FILE)).map(p -> {
             try {
@@ -169,15 +167,5 @@ public record TransportSettings(
 
     private static long ms(long millis) {
         return TimeUnit.MILLISECONDS.toNanos(millis);
-    }
-
-    /** Whether Chronicle Queue, which the journal uses, can be loaded (it is optional in the engine jars). */
-    private static boolean chronicleQueuePresent() {
-        try {
-            Class.forName("net.openhft.chronicle.queue.ChronicleQueue", false, TransportSettings.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException | LinkageError e) {
-            return false;
-        }
     }
 }

@@ -67,12 +67,10 @@ final class RingTestSupport {
         return process.pid();
     }
 
-    /** A child JVM with this test class path and the JVM flags the ring needs. */
+    /** A child JVM with this test class path and no JVM flag (the ring needs none). */
     static Process startJava(Class<?> main, String... args) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("--add-exports");
-        command.add("java.base/jdk.internal.misc=ALL-UNNAMED");
         command.add("-Xmx128m");
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));

@@ -45,8 +45,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
-    "-Dio.netty.leakDetection.level=disabled"})
+@Fork(value = 1, jvmArgsAppend = {"-Dio.netty.leakDetection.level=disabled"})
 public class IpcThroughputBenchmark {
     private static final int BATCH = 1000;
 

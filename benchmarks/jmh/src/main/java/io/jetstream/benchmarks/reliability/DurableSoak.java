@@ -1,6 +1,7 @@
 package io.jetstream.benchmarks.reliability;
 
 import io.jetstream.benchmarks.PeerProcess;
+import io.jetstream.core.transport.journal.JournalRuntime;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -60,7 +61,7 @@ public final class DurableSoak {
         System.out.printf(Locale.ROOT, "durable soak: %.1f min at %.0f records/s, sender killed every ~%.0f s, receiver every ~%.0f s, "
                 + "sync %s, ring %s, in %s%n", minutes, rate, senderEvery, receiverEvery, sync, ring, dir);
         PeerProcess receiver = PeerProcess.start(SoakReceiverMain.class, receiverArgs);
-        PeerProcess sender = PeerProcess.start(SoakSenderMain.class, senderArgs.toArray(String[]::new));
+        PeerProcess sender = PeerProcess.start(List.of(), JournalRuntime.launcherFlags(), SoakSenderMain.class, senderArgs.toArray(String[]::new));
         int senderKills = 0;
         int receiverKills = 0;
         long nextSenderKill = System.currentTimeMillis() + exponential(random, senderEvery);
@@ -72,7 +73,7 @@ public final class DurableSoak {
                 sender.kill();
                 senderKills++;
                 Thread.sleep(random.nextLong(2_000));
-                sender = PeerProcess.start(SoakSenderMain.class, senderArgs.toArray(String[]::new));
+                sender = PeerProcess.start(List.of(), JournalRuntime.launcherFlags(), SoakSenderMain.class, senderArgs.toArray(String[]::new));
                 nextSenderKill = System.currentTimeMillis() + exponential(random, senderEvery);
             } else if (now >= nextReceiverKill) {
                 receiver.kill();

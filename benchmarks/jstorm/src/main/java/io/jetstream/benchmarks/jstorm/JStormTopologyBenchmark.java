@@ -103,8 +103,7 @@ public final class JStormTopologyBenchmark {
                 workers, stock, ours, rounds, seconds, payloadBytes, maxSpoutPending);
         try (ScratchDirectory scratch = ScratchDirectory.create("jetstream-jstorm-bench-")) {
             // One slot more than the topology takes: JStorm 2.2.1 fails to assign a topology that takes every slot.
-            try (JStormCluster cluster = JStormCluster.start(scratch.path().resolve("cluster"), Map.of("host-a", workers + 1), extlib, slf4j,
-                    build.getProperty("jetstream.jvm.flags"))) {
+            try (JStormCluster cluster = JStormCluster.start(scratch.path().resolve("cluster"), Map.of("host-a", workers + 1), extlib, slf4j)) {
                 System.out.printf("cluster up in %s (logs under %s)%n", cluster.home(), cluster.home().resolve("logs"));
                 try {
                     runRounds(cluster, scratch.path());

@@ -9,8 +9,8 @@ import java.util.Properties;
 
 /**
  * What the build fixed for the Storm benchmarks (resource {@code jetstream-storm-benchmarks.properties},
- * filtered by Maven): the JVM flags every worker needs on Java 17 (the root POM's
- * {@code jetstream.jvm.flags}) and the shaded transport jar for the workers' {@code extlib/}.
+ * filtered by Maven): the shaded transport and scheduler jars for the workers' {@code extlib/} and
+ * Nimbus's {@code extlib-daemon/}. Workers get no JVM flag of JetStream's (none is needed).
  *
  * <p>Immutable; thread-safe.
  */
@@ -26,10 +26,6 @@ final class BenchmarkEnvironment {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    String workerJvmFlags() {
-        return properties.getProperty("jetstream.jvm.flags");
     }
 
     /** JetStream's shaded Storm transport jar; fails with the command that builds it if missing. */

@@ -183,7 +183,6 @@ public final class SchedulerEndToEndBenchmark {
                 ShapedNamespace link = ShapedNamespace.create(linkRate, linkBurst);
                 StormCluster cluster = builder
                         .daemonExtlib(env.schedulerJar())
-                        .workerJvmFlags(env.workerJvmFlags())
                         .workerJvmOptions("-Xmx512m")
                         .coordinatorHost(link.hostAddress())
                         .supervisor(link.hostAddress(), slots)

@@ -96,7 +96,6 @@ public final class StormCrossHostBenchmark {
                 ShapedNamespace link = ShapedNamespace.create(linkRate, linkBurst);
                 StormCluster cluster = StormCluster.builder()
                         .extlib(env.transportJar())
-                        .workerJvmFlags(env.workerJvmFlags())
                         .workerJvmOptions("-Xmx768m")
                         .coordinatorHost(link.hostAddress())
                         .supervisor(link.hostAddress(), 1)

@@ -153,7 +153,6 @@ public final class StormHopLatency {
             BenchmarkEnvironment env, String role) {
         List<String> command = new ArrayList<>(List.of(BenchmarkEnvironment.java(), "-Xmx768m", "-XX:-UsePerfData",
                 "-Djava.net.preferIPv4Stack=true"));
-        command.addAll(List.of(env.workerJvmFlags().trim().split("\\s+")));
         command.add("-Djava.io.tmpdir=" + home.tmp());
         command.add("-Dlog4j.configurationFile=" + home.clusterLogConfig());
         command.add("-Dstorm.log.dir=" + dir);

@@ -77,7 +77,6 @@ public final class StormTopologyBenchmark {
         try (ScratchDirectory scratch = ScratchDirectory.create("jetstream-storm-topology-bench-");
                 StormCluster cluster = StormCluster.builder()
                         .extlib(env.transportJar())
-                        .workerJvmFlags(env.workerJvmFlags())
                         .workerJvmOptions("-Xmx768m")
                         .supervisor("127.0.0.1", workers)
                         .start()) {

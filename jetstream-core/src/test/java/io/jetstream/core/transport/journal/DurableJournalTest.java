@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * rest read back from disk), the last record is found for the application, acknowledged generations
  * are deleted, and a journal of another stream or a damaged entry is refused by name.
  */
+@Tag("journal")
 class DurableJournalTest {
     private static final ByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
     private static final int MAX_FRAME = 4096;

@@ -13,9 +13,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A test's helper process: a JVM running a main class of the test class path with the flags the
- * core needs, whose output goes to a log file once it has printed its READY line. Killed with
- * SIGKILL by the tests that need a crash.
+ * A test's helper process: a JVM running a main class of the test class path with no JVM flag
+ * but those a caller names (a journal's, {@link io.jetstream.core.transport.journal.JournalRuntime}),
+ * whose output goes to a log file once it has printed its READY line. Killed with SIGKILL by the
+ * tests that need a crash.
  */
 final class ChildJvm {
     final Process process;
@@ -31,9 +32,14 @@ final class ChildJvm {
 
     /** Starts {@code main} with {@code args} and waits (at most 30 s) for its line starting with READY. */
     static ChildJvm start(Class<?> main, Path log, List<String> args) throws Exception {
+        return start(List.of(), main, log, args);
+    }
+
+    /** As {@link #start(Class, Path, List)}, the JVM also given {@code jvmFlags}. */
+    static ChildJvm start(List<String> jvmFlags, Class<?> main, Path log, List<String> args) throws Exception {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(io.jetstream.core.config.JvmFlags.inherited());
+        command.addAll(jvmFlags);
         command.add("-Xmx256m");
         command.add("-Dio.netty.leakDetection.level=paranoid");
         command.add("-cp");

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jetstream.core.transport.SequenceStore;
+import io.jetstream.core.transport.journal.JournalRuntime;
 import java.net.ServerSocket;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * records lost, 0 duplicated. Then the same with the receiver killed too, its delivered output
  * being its commit log.
  */
+@Tag("journal")
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class DurableStreamKillTest {
     private static final long RECORDS = 60_000;
@@ -41,7 +44,7 @@ class DurableStreamKillTest {
     }
 
     private ChildJvm sender(int port, String name) throws Exception {
-        return ChildJvm.start(SenderProcessMain.class, dir.resolve("sender-" + name + ".log"),
+        return ChildJvm.start(JournalRuntime.launcherFlags(), SenderProcessMain.class, dir.resolve("sender-" + name + ".log"),
                 List.of(Integer.toString(port), dir.resolve("journal").toString(), Long.toString(RECORDS), PAUSE_MICROS,
                         "ring.directory=" + dir.resolve("rings"), "batch.mode=fixed", "batch.fixed.target-bytes=2048",
                         "batch.max-event-delay-ms=5"));

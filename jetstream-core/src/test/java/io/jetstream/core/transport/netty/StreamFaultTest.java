@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * flushing; a journal failure on the producer's path reaches the caller, leaks no buffer and loses
  * nothing the stream accepted.
  */
+@Tag("journal")
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class StreamFaultTest {
     @TempDir

@@ -419,6 +419,7 @@ abstract class TransportContractTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Tag("journal")
     void anAcknowledgedStreamSpillsToItsJournalWhileTheReceiverIsAway(@org.junit.jupiter.api.io.TempDir java.nio.file.Path journal)
             throws Exception {
         Map<String, Object> o = Map.of("transport.reliability", "acknowledged", "transport.memory-bytes", 64L << 10,

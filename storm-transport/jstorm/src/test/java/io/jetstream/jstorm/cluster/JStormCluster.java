@@ -45,7 +45,9 @@ import shade.storm.org.apache.zookeeper.server.ZooKeeperServer;
  *   <li>Workers read their cluster configuration from the file named in their command line, which
  *       only {@code worker.gc.childopts} (or {@code topology.worker.childopts}, which replaces it) can
  *       add to: a topology that sets {@code topology.worker.childopts} gets workers that look for
- *       ZooKeeper at localhost:2181. Further worker JVM flags go through {@link #start(Path, Map, Path, Path, String)}.
+ *       ZooKeeper at localhost:2181.
+ *   <li>Nothing else: no JVM flag of JetStream's reaches a daemon or a worker, as none does in a
+ *       cluster a user installs.
  *   <li>JStorm's logback 1.0 logs only through slf4j 1.7, so the daemons get slf4j-api 1.7.5
  *       (JStorm's own) instead of this build's 2.x.
  * </ul>
@@ -66,7 +68,6 @@ public final class JStormCluster implements AutoCloseable {
     private final Map<String, List<Integer>> slotsByHost = new LinkedHashMap<>();
     private final List<Process> daemons = new ArrayList<>();
     private final int zooKeeperPort;
-    private final String workerJvmFlags;
     private final int nimbusPort;
     private NIOServerCnxnFactory zooKeeper;
 
@@ -78,16 +79,7 @@ public final class JStormCluster implements AutoCloseable {
      */
     public static JStormCluster start(Path home, Map<String, Integer> slotsPerHost, Path extlib, Path slf4j17)
             throws Exception {
-        return start(home, slotsPerHost, extlib, slf4j17, "");
-    }
-
-    /**
-     * As {@link #start(Path, Map, Path, Path)}, every worker JVM also getting {@code workerJvmFlags}
-     * (for example JetStream's {@code jetstream.jvm.flags}).
-     */
-    public static JStormCluster start(Path home, Map<String, Integer> slotsPerHost, Path extlib, Path slf4j17, String workerJvmFlags)
-            throws Exception {
-        JStormCluster cluster = new JStormCluster(home, slotsPerHost, extlib, slf4j17, workerJvmFlags);
+        JStormCluster cluster = new JStormCluster(home, slotsPerHost, extlib, slf4j17);
         try {
             cluster.startDaemons();
             return cluster;
@@ -97,8 +89,7 @@ public final class JStormCluster implements AutoCloseable {
         }
     }
 
-    private JStormCluster(Path home, Map<String, Integer> slotsPerHost, Path extlib, Path slf4j17, String workerJvmFlags) throws IOException {
-        this.workerJvmFlags = workerJvmFlags == null ? "" : workerJvmFlags.trim();
+    private JStormCluster(Path home, Map<String, Integer> slotsPerHost, Path extlib, Path slf4j17) throws IOException {
         this.home = home.toAbsolutePath();
         if (!Files.isRegularFile(extlib) || !Files.isRegularFile(slf4j17)) {
             throw new IllegalArgumentException("missing jar: " + extlib + " or " + slf4j17 + " (run through Maven's verify)");
@@ -183,8 +174,7 @@ public final class JStormCluster implements AutoCloseable {
                     + "supervisor.hostname: \"" + name + "\"\n"
                     + "supervisor.slots.ports: " + host.getValue() + "\n"
                     + "supervisor.deamon.logview.port: " + freePort() + "\n"
-                    + "worker.gc.childopts: \"-Djdk.net.hosts.file=" + home.resolve("hosts") + " -Dstorm.conf.file=" + config
-                    + (workerJvmFlags.isEmpty() ? "" : " " + workerJvmFlags) + "\"\n");
+                    + "worker.gc.childopts: \"-Djdk.net.hosts.file=" + home.resolve("hosts") + " -Dstorm.conf.file=" + config + "\"\n");
             daemons.add(launch("supervisor-" + name, "com.alibaba.jstorm.daemon.supervisor.Supervisor", config,
                     List.of("-Djstorm-on-yarn=true")));
         }

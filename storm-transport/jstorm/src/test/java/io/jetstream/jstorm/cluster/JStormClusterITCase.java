@@ -66,7 +66,7 @@ class JStormClusterITCase {
                 "jetstream-jstorm-it-" + ProcessHandle.current().pid());
         try (JStormCluster cluster = JStormCluster.start(home, slots,
                 Path.of(System.getProperty("jstorm.it.extlib", "missing")),
-                Path.of(System.getProperty("jstorm.it.slf4j", "missing")), System.getProperty("jstorm.it.jvm-flags", ""))) {
+                Path.of(System.getProperty("jstorm.it.slf4j", "missing")))) {
             StormTopology topology = CountingTopology.build(SOURCES, 4, 4);
             Map conf = new HashMap();
             conf.put(Config.TOPOLOGY_WORKERS, 4);

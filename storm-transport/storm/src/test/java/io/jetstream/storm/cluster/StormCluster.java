@@ -48,10 +48,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Found by running it, and what the configuration written here takes care of:
  * <ul>
- *   <li>Storm 2.8's {@code defaults.yaml} {@code worker.childopts} carries Java 8 GC-logging flags
- *       behind {@code -XX:+IgnoreUnrecognizedVMOptions}; it is replaced by {@code -Xmx}, serial GC,
- *       {@code -XX:-UsePerfData} (no {@code /tmp/hsperfdata_*} file survives a {@code kill -9}) and
- *       the JVM flags the caller gives (JetStream's {@code jetstream.jvm.flags});
+ *   <li>workers start with Storm 2.8's own {@code worker.childopts} from its {@code defaults.yaml}
+ *       (Java 8 GC-logging flags behind {@code -XX:+IgnoreUnrecognizedVMOptions}, no module flag), as
+ *       in a cluster a user installs; what a topology adds ({@code topology.worker.childopts}, set at
+ *       {@link #submit}) is a heap size, serial GC and {@code -XX:-UsePerfData} (no
+ *       {@code /tmp/hsperfdata_*} file survives a {@code kill -9}), never a JVM flag of JetStream's;
  *   <li>Nimbus schedules with the {@code DefaultScheduler} (even spread, {@code topology.workers}
  *       honoured) unless {@code storm.scheduler} is set;
  *   <li>the supervisor starts workers with {@code $JAVA_HOME/bin/java}: {@code JAVA_HOME} is this
@@ -88,7 +89,6 @@ public final class StormCluster implements AutoCloseable {
         private final List<Path> extlib = new ArrayList<>();
         private final List<Path> daemonExtlib = new ArrayList<>();
         private String workerJvmOptions = "-Xmx256m -XX:+UseSerialGC";
-        private String workerJvmFlags = "";
         private String coordinatorHost = "127.0.0.1";
         private final List<SupervisorSpec> supervisors = new ArrayList<>();
         private final Map<String, Object> conf = new LinkedHashMap<>();
@@ -107,15 +107,13 @@ public final class StormCluster implements AutoCloseable {
             return this;
         }
 
-        /** Heap and GC options of every worker JVM (default {@code -Xmx256m -XX:+UseSerialGC}). */
+        /**
+         * Heap and GC options every submitted topology gives its workers through
+         * {@code topology.worker.childopts}, after Storm's default {@code worker.childopts} (default
+         * {@code -Xmx256m -XX:+UseSerialGC}).
+         */
         public Builder workerJvmOptions(String options) {
             this.workerJvmOptions = options;
-            return this;
-        }
-
-        /** Further flags every worker JVM needs: JetStream's {@code jetstream.jvm.flags} on Java 17. */
-        public Builder workerJvmFlags(String flags) {
-            this.workerJvmFlags = flags == null ? "" : flags;
             return this;
         }
 
@@ -208,10 +206,12 @@ public final class StormCluster implements AutoCloseable {
     /**
      * Submits a topology through Storm's client, uploading {@code topologyJar} as {@code storm jar}
      * does (Storm reads the jar's path from the {@code storm.jar} system property, set here for the
-     * call).
+     * call). Unless {@code topologyConf} sets {@code topology.worker.childopts}, the workers get the
+     * builder's {@link Builder#workerJvmOptions} there.
      */
     public void submit(String name, Map<String, Object> topologyConf, StormTopology topology, Path topologyJar) throws Exception {
         Map<String, Object> conf = new HashMap<>(topologyConf);
+        conf.putIfAbsent(Config.TOPOLOGY_WORKER_CHILDOPTS, spec.workerJvmOptions + " -XX:-UsePerfData -Djava.net.preferIPv4Stack=true");
         conf.putAll(nimbusAddress());
         String previous = System.getProperty("storm.jar");
         System.setProperty("storm.jar", topologyJar.toString());
@@ -426,9 +426,6 @@ public final class StormCluster implements AutoCloseable {
         conf.put(Config.STORM_LOCAL_DIR, home.root().resolve("state").resolve(daemon).toString());
         conf.put(Config.STORM_LOCAL_HOSTNAME, hostname);
         conf.put(DaemonConfig.STORM_LOG4J2_CONF_DIR, home.root().resolve("log4j2").toString());
-        conf.put(Config.WORKER_CHILDOPTS, String.join(" ", spec.workerJvmOptions,
-                "-XX:-UsePerfData -Djava.net.preferIPv4Stack=true", spec.workerJvmFlags).trim());
-        conf.put(Config.WORKER_GC_CHILDOPTS, "");
         conf.put(Config.TOPOLOGY_WORKER_LOGWRITER_CHILDOPTS, "-Xmx32m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:-UsePerfData");
         conf.putAll(spec.conf);
         conf.putAll(own);

@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.storm.Config;
+import org.apache.storm.utils.Utils;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -38,7 +39,8 @@ import org.slf4j.LoggerFactory;
  *   <li>every tuple crosses workers twice (no bolt received a tuple from its own worker) and every
  *       tuple is acked (each spout's contiguous acked prefix passes 2,000);
  *   <li>each of the four workers built its context from the class under test (its log says so) and
- *       runs with JetStream's JVM flags ({@code jetstream.jvm.flags}, through {@code worker.childopts});
+ *       runs with Storm's own default {@code worker.childopts} and no module flag ({@code --add-*}),
+ *       as a worker of a cluster a user installs does;
  *   <li>one worker is killed with SIGKILL: its supervisor starts a new JVM on the same port, and the
  *       topology recovers: every tuple emitted before the kill is acked (the lost ones replayed after
  *       the message timeout) and every spout acks 1,000 more;
@@ -62,11 +64,9 @@ class StormClusterITCase {
     @ValueSource(strings = {STOCK, JETSTREAM})
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void everyTupleCrossesWorkersIsAckedAndSurvivesAKilledWorker(String contextClass) throws Exception {
-        String jvmFlags = requiredProperty("jetstream.jvm.flags");
         Path extlib = Path.of(requiredProperty("storm.cluster.extlib"));
         StormCluster cluster = StormCluster.builder()
                 .extlib(extlib)
-                .workerJvmFlags(jvmFlags)
                 .workerJvmOptions("-Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1")
                 .supervisor("127.0.0.11", 2)
                 .supervisor("127.0.0.12", 2)
@@ -104,13 +104,16 @@ class StormClusterITCase {
                     assertTrue(bolts.stream().allMatch(b -> b.received() > 0 && b.local() == 0),
                             "every " + component + " task received tuples, none from its own worker: " + bolts);
                 }
-                List<String> flags = List.of(jvmFlags.trim().split("\\s+"));
+                List<String> stormDefaults = List.of(String.valueOf(Utils.readDefaultConfig().get(Config.WORKER_CHILDOPTS))
+                        .replace("%HEAP-MEM%", "768").split("\\s+"));
                 for (WorkerJvm worker : workers) {
                     String log = Files.readString(cluster.workerLog(topologyId, worker.port()));
                     assertTrue(log.contains("Storm peer transport plugin:" + contextClass),
                             "worker on port " + worker.port() + " built " + contextClass);
                     List<String> arguments = worker.handle().info().arguments().map(List::of).orElse(List.of());
-                    assertTrue(arguments.containsAll(flags), "worker on port " + worker.port() + " runs with jetstream.jvm.flags: " + arguments);
+                    assertTrue(arguments.containsAll(stormDefaults) && arguments.stream().noneMatch(a -> a.startsWith("--add-")),
+                            "worker on port " + worker.port() + " runs with Storm's default worker.childopts and no module flag: "
+                                    + arguments);
                     if (jetstream) {
                         assertTrue(log.contains("Same-host senders write to ring " + ringDirectory) && log.contains(", data over ring "),
                                 "worker on port " + worker.port() + " received over its shared-memory ring in " + ringDirectory);
