@@ -13,6 +13,7 @@ import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.io.network.NettyShuffleServiceFactory;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -44,6 +45,9 @@ final class FlinkComparison {
         JetStreamMetricsReporter.configure(conf);
         conf.set(ShuffleServiceOptions.SHUFFLE_SERVICE_FACTORY_CLASS, factoryClass);
         conf.set(RestOptions.BIND_PORT, "0");
+        // Flink's default upload directory under java.io.tmpdir belongs to whoever ran Flink there first.
+        conf.set(WebOptions.TMP_DIR, java.nio.file.Files.createDirectories(java.nio.file.Path.of(
+                System.getProperty("java.io.tmpdir"), "jetstream-flink-web-" + System.getProperty("user.name"))).toString());
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("16m"));
         conf.set(TaskManagerOptions.NETWORK_MEMORY_MIN, MemorySize.parse("64m"));

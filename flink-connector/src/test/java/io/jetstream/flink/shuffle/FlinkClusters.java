@@ -1,10 +1,12 @@
 package io.jetstream.flink.shuffle;
 
+import io.jetstream.flink.cluster.FlinkProcessCluster;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.runtime.io.network.NettyShuffleServiceFactory;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
@@ -35,6 +37,7 @@ final class FlinkClusters {
         Configuration conf = new Configuration();
         conf.set(ShuffleServiceOptions.SHUFFLE_SERVICE_FACTORY_CLASS, shuffle.factoryClass);
         conf.set(RestOptions.BIND_PORT, "0");
+        conf.set(WebOptions.TMP_DIR, FlinkProcessCluster.webTmpDir());
         // With checkpointing on, the default restart strategy retries forever and hides failures.
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("16m"));

@@ -1,6 +1,7 @@
 package io.jetstream.benchmarks.flink;
 
 import io.jetstream.core.plot.Chart;
+import io.jetstream.flink.cluster.FlinkProcessCluster;
 import io.jetstream.flink.shuffle.JetStreamShuffleServiceFactory;
 import java.time.Duration;
 import java.time.LocalDate;
@@ -22,6 +23,7 @@ import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.io.network.NettyShuffleServiceFactory;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -210,6 +212,7 @@ public final class FlinkFlushBenchmark {
                 ? JetStreamShuffleServiceFactory.class.getName() : NettyShuffleServiceFactory.class.getName());
         sides.get(0).conf().forEach(conf::setString);
         conf.set(RestOptions.BIND_PORT, "0");
+        conf.set(WebOptions.TMP_DIR, FlinkProcessCluster.webTmpDir());
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("16m"));
         conf.set(TaskManagerOptions.NETWORK_MEMORY_MIN, MemorySize.parse("64m"));
