@@ -24,8 +24,10 @@ import java.util.Map;
  *     --rounds 3 --a /tmp/before/benchmarks.jar --b benchmarks/jmh/target/benchmarks.jar -- IpcRoundTripBenchmark -f 1
  * </pre>
  *
- * Each jar runs in a JVM started with no option but {@code -jar}: whatever flags its benchmarks need
- * they must declare themselves (JMH's {@code @Fork(jvmArgsAppend)}), as a user's would.
+ * Each jar runs in a JVM started with no option but {@code -jar}; {@code --a-jmh} and {@code --b-jmh}
+ * add JMH arguments for one side only (for example {@code "-jvmArgsAppend --add-exports=..."} for a
+ * build that needed a JVM flag its benchmarks do not declare). A side whose run wrote no score fails
+ * the comparison.
  */
 public final class BuildComparison {
     private BuildComparison() {}
@@ -35,11 +37,15 @@ public final class BuildComparison {
         Path a = null;
         Path b = null;
         List<String> jmh = new ArrayList<>();
+        List<String> aOnly = new ArrayList<>();
+        List<String> bOnly = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--a" -> a = Path.of(args[++i]);
                 case "--b" -> b = Path.of(args[++i]);
+                case "--a-jmh" -> aOnly.addAll(List.of(args[++i].trim().split("\\s+")));
+                case "--b-jmh" -> bOnly.addAll(List.of(args[++i].trim().split("\\s+")));
                 case "--" -> {
                     jmh.addAll(Arrays.asList(args).subList(i + 1, args.length));
                     i = args.length;
@@ -60,8 +66,13 @@ public final class BuildComparison {
                 boolean isA = aFirst == (k == 0);
                 Path csv = out.resolve((isA ? "a-" : "b-") + round + ".csv");
                 System.out.printf(Locale.ROOT, "round %d/%d: %s%n", round, rounds, isA ? a : b);
-                run(isA ? a : b, jmh, csv);
+                List<String> arguments = new ArrayList<>(jmh);
+                arguments.addAll(isA ? aOnly : bOnly);
+                run(isA ? a : b, arguments, csv);
                 unit = read(csv, isA ? scoresA : scoresB);
+                if (unit.isEmpty()) {
+                    throw new IllegalStateException((isA ? a : b) + " wrote no score in round " + round + ": see its output above");
+                }
             }
         }
         System.out.printf(Locale.ROOT, "%nB = %s%nA = %s%n%-90s %12s %12s %8s %17s%n", b, a,
@@ -136,7 +147,7 @@ public final class BuildComparison {
 
     private static void usage(String problem) {
         System.err.println(problem);
-        System.err.println("usage: BuildComparison --rounds N --a BEFORE.jar --b AFTER.jar -- <JMH arguments>");
+        System.err.println("usage: BuildComparison --rounds N --a BEFORE.jar --b AFTER.jar [--a-jmh ARGS] [--b-jmh ARGS] -- <JMH arguments>");
         System.exit(2);
     }
 }
