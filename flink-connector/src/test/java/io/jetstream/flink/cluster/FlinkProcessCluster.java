@@ -215,6 +215,16 @@ public final class FlinkProcessCluster implements AutoCloseable {
         return List.copyOf(taskManagers);
     }
 
+    /**
+     * A TaskManager's command line as the kernel holds it ({@code /proc/<pid>/cmdline}): what it was
+     * really started with. ({@code ProcessHandle.Info.arguments()} came back empty for these JVMs,
+     * whose class path makes the line long.)
+     */
+    public static List<String> commandLine(Process taskManager) throws IOException {
+        String raw = Files.readString(Path.of("/proc", Long.toString(taskManager.pid()), "cmdline"), StandardCharsets.UTF_8);
+        return List.of(raw.split("\0"));
+    }
+
     public List<Path> logs() {
         return List.copyOf(logs);
     }

@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -60,8 +59,7 @@ class JetStreamRingProcessITCase {
             taskManagers = cluster.taskManagers();
             List<String> flinkDefaults = List.of(FlinkProcessCluster.FLINK_DEFAULT_JAVA_OPTS.split(" "));
             for (Process tm : taskManagers) {
-                List<String> moduleFlags = tm.info().arguments().stream().flatMap(Arrays::stream)
-                        .filter(a -> a.startsWith("--add-")).toList();
+                List<String> moduleFlags = FlinkProcessCluster.commandLine(tm).stream().filter(a -> a.startsWith("--add-")).toList();
                 assertEquals(flinkDefaults, moduleFlags, "a TaskManager JVM gets Flink 2.3's default Java 17 options, no flag of ours");
             }
             List<Path> logs = cluster.logs();
