@@ -135,11 +135,13 @@ public final class TransportOptions {
 
     public static final ConfigOption<Long> RECONNECT_MIN_BACKOFF_MS = ConfigOption.longOption(
             "transport.reconnect.min-backoff-ms", 100, 1, 600_000,
-            "First wait before reconnecting a lost route; doubled per failed attempt, reset on success.");
+            "Wait between connection attempts of a route that has not connected yet (its receiver may still be "
+                    + "starting), and the first wait before reconnecting a lost route, doubled per failed attempt and "
+                    + "reset on success.");
 
     public static final ConfigOption<Long> RECONNECT_MAX_BACKOFF_MS = ConfigOption.longOption(
             "transport.reconnect.max-backoff-ms", 5_000, 1, 3_600_000,
-            "Longest wait between reconnection attempts; at least the minimum.");
+            "Longest wait between attempts to reconnect a lost route; at least the minimum.");
 
     public static final ConfigOption<Long> SEND_TIMEOUT_MS = ConfigOption.longOption(
             "transport.send-timeout-ms", 30_000, 0, 3_600_000,

@@ -83,7 +83,7 @@ final class SenderConnection {
     private byte[] senderNonce;
     /** Highest control sequence applied per tag (a later status is never overwritten by an earlier one). Event loop. */
     private final Map<Integer, Long> controlSequences = new HashMap<>();
-    private long backoffNanos;
+    private final ReconnectBackoff backoff;
     private boolean everConnected;
     private volatile boolean closing;
 
@@ -103,7 +103,7 @@ final class SenderConnection {
         this.metrics = metrics;
         this.controls = controls;
         this.hello = hello;
-        this.backoffNanos = transport.settings.reconnectMinBackoffNanos();
+        this.backoff = new ReconnectBackoff(transport.settings.reconnectMinBackoffNanos(), transport.settings.reconnectMaxBackoffNanos());
         this.bootstrap = new Bootstrap()
                 .group(transport.group)
                 .channel(transport.channelClass)
@@ -177,11 +177,14 @@ final class SenderConnection {
         metrics.onConnectFailure();
         LOG.debug("Stream {} route {}: connect to {} failed: {}", stream, index, remote, cause.toString());
         ch.close();
-        scheduleReconnect(ch);
+        scheduleReconnect(ch, true);
     }
 
-    /** Schedules the next attempt after {@code old} was lost, unless {@code old} is stale or already handled. */
-    private void scheduleReconnect(Channel old) {
+    /**
+     * Schedules the next attempt after {@code old} was lost, or found nothing listening
+     * ({@code noListener}), unless {@code old} is stale or already handled.
+     */
+    private void scheduleReconnect(Channel old, boolean noListener) {
         synchronized (this) {
             if (old != channel || reconnectScheduledFor == old) {
                 LOG.debug("Stream {} route {}: ignoring the loss of superseded channel {}", stream, index, old);
@@ -192,8 +195,7 @@ final class SenderConnection {
         if (closing) {
             return;
         }
-        long wait = backoffNanos;
-        backoffNanos = Math.min(transport.settings.reconnectMaxBackoffNanos(), backoffNanos * 2);
+        long wait = noListener ? backoff.afterNoListener() : backoff.afterFailure();
         try {
             transport.group.next().schedule(this::connect, wait, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException shuttingDown) {
@@ -237,7 +239,7 @@ final class SenderConnection {
             }
         }
         route = offered;
-        backoffNanos = transport.settings.reconnectMinBackoffNanos();
+        backoff.connected();
         if (everConnected) {
             metrics.onReconnect();
         }
@@ -380,7 +382,7 @@ final class SenderConnection {
                 accumulator.unlimitFrames();
                 ring.close();
             }
-            scheduleReconnect(ctx.channel());
+            scheduleReconnect(ctx.channel(), false);
         }
 
         @Override
