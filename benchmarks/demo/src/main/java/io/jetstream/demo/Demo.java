@@ -1,107 +1,98 @@
 package io.jetstream.demo;
 
+import io.jetstream.harness.ScratchDirectory;
+import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
- * The embedded demo: the same Flink job and the same Storm topology, each once through the
- * engine's stock network path and once through JetStream's switch, in this JVM, with a table of
- * throughput and latency and the JetStream/stock ratio.
+ * The embedded demo: the same Flink job and the same Storm topology, each through the engine's stock
+ * network path and through JetStream's switch, in this JVM; several short rounds per side, the sides
+ * alternating; a table per engine (median and range of every figure over the rounds, and JetStream's
+ * ratio to stock per round) and a PNG of the medians.
  *
- * <p>Run from the repository root with {@code ./mvnw -q -Pdemo -DskipTests package}; pass
- * {@code -Ddemo.args="--only flink"} (or {@code storm}) to run one engine.
+ * <p>Run from the repository root with {@code ./mvnw -q -Pdemo -DskipTests package} (about 4 minutes
+ * on 2 cores); {@code -Ddemo.args="--long"} for a steadier run, {@code --help} for the options.
  */
-public final class Demo {
-    private Demo() {}
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = "Stock Flink and Storm against JetStream's switches, side by side, in this JVM.")
+public final class Demo implements Callable<Integer> {
+    /** What a run does: rounds per side, the phases' lengths, the rates and the throughput job's size. */
+    record Plan(int rounds, int warmupSeconds, int measureSeconds, int flinkRate, long flinkRecords, int stormRate) {
+        static final Plan DEFAULT = new Plan(3, 2, 3, 5_000, 2_000_000, 2_000);
+        static final Plan LONG = new Plan(5, 5, 10, 5_000, 6_000_000, 2_000);
+        /** The test's: every row, two rounds, as short as the engines allow. */
+        static final Plan SHORTEST = new Plan(2, 1, 1, 2_000, 200_000, 1_000);
+    }
 
-    public static void main(String[] args) throws Exception {
-        String only = "";
-        int rounds = 2;
-        for (int i = 0; i < args.length; i++) {
-            if (args[i].equals("--only") && i + 1 < args.length) {
-                only = args[++i];
-            } else if (args[i].equals("--rounds") && i + 1 < args.length) {
-                rounds = Integer.parseInt(args[++i]);
-            } else {
-                System.err.println("usage: Demo [--only flink|storm] [--rounds N]");
-                System.exit(2);
+    @Option(names = "--only", description = "Run one engine only: flink or storm.")
+    String only = "";
+
+    @Option(names = "--long", description = "Steadier: 5 rounds per side, 5 s warm-up, 10 s phases (about 12 minutes).")
+    boolean longRun;
+
+    @Option(names = "--shortest", description = "Two rounds of 1 s phases: every row, figures too short to trust (the demo's test).")
+    boolean shortest;
+
+    @Option(names = "--rounds", description = "Rounds per side (default: 3, or 5 with --long).")
+    Integer rounds;
+
+    @Option(names = "--png", description = "Where to write the figures (default: ${DEFAULT-VALUE}).")
+    Path png = Path.of("target", "jetstream-demo.png");
+
+    /** The sections run by the last {@link #call}, for the demo's test. */
+    final List<Section> sections = new ArrayList<>();
+
+    public static void main(String[] args) {
+        System.setProperty("java.awt.headless", "true");
+        int exit = new CommandLine(new Demo()).execute(args);
+        System.exit(exit); // LocalCluster and MiniCluster leave non-daemon threads behind.
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (!only.isEmpty() && !only.equals("flink") && !only.equals("storm")) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--only takes flink or storm, not " + only);
+        }
+        Plan plan = shortest ? Plan.SHORTEST : longRun ? Plan.LONG : Plan.DEFAULT;
+        if (rounds != null) {
+            plan = new Plan(rounds, plan.warmupSeconds(), plan.measureSeconds(), plan.flinkRate(), plan.flinkRecords(), plan.stormRate());
+        }
+        PrintStream out = System.out;
+        boolean flink = !only.equals("storm");
+        boolean storm = !only.equals("flink");
+        double planned = (flink ? plan.rounds() * FlinkDemo.sides() * FlinkDemo.plannedSeconds(plan) : 0)
+                + (storm ? StormDemo.CLUSTER_SECONDS + plan.rounds() * 2 * StormDemo.plannedSeconds(plan) : 0);
+        out.printf(Locale.ROOT, "JetStream demo: %d rounds per side, sides alternating; planned %.0f min. Engine logs: %s%n",
+                plan.rounds(), Math.ceil(planned / 60), Path.of(System.getProperty("jetstream.demo.log",
+                        "target/jetstream-demo-engines.log")).toAbsolutePath());
+        Progress progress = new Progress(out, planned);
+        sections.clear();
+        if (flink) {
+            sections.add(new FlinkDemo(plan, progress).run());
+        }
+        if (storm) {
+            try (ScratchDirectory scratch = ScratchDirectory.create("jetstream-demo-storm-")) {
+                sections.add(new StormDemo(plan, progress).run(scratch.path()));
             }
         }
-        // Paths alternate (stock, JetStream, stock, JetStream, ...) and only the last round is
-        // tabled: the first round pays for class loading and JIT compilation, whichever path runs first.
-        System.out.println("Engine logs (Flink, Storm, ZooKeeper, JetStream): "
-                + java.nio.file.Path.of(System.getProperty("jetstream.demo.log", "target/jetstream-demo-engines.log")).toAbsolutePath());
-        List<PathResult> results = new ArrayList<>();
-        List<String> earlier = new ArrayList<>();
-        if (!only.equals("storm")) {
-            System.out.println("Flink: MiniCluster, 2 TaskManagers x 1 slot, keyed exchange between them ...");
-            compare(rounds, () -> FlinkComparison.stock(3_000_000, 5_000, 3),
-                    () -> FlinkComparison.jetstream(3_000_000, 5_000, 3), results, earlier,
-                    () -> FlinkComparison.stockTuned(3_000_000, 5_000, 3));
+        out.println();
+        out.printf("Results after %s. Each figure: the median over the rounds (smallest-largest). JetStream / stock: per round,%n"
+                + "JetStream's figure over stock's, the median (smallest-largest); \"no difference measured\" when the rounds'%n"
+                + "ratios lie on both sides of 1. Below 1 is better for latency, above 1 for throughput.%n%n", progress.elapsed());
+        for (Section section : sections) {
+            out.println(section.render());
         }
-        if (!only.equals("flink")) {
-            System.out.println("Storm: LocalCluster, distributed transport, 2 workers ...");
-            compare(rounds, () -> StormComparison.stock(60_000, 2_000, 3),
-                    () -> StormComparison.jetstream(60_000, 2_000, 3), results, earlier);
-        }
-        print(results);
-        earlier.forEach(System.out::println);
-        System.exit(0); // LocalCluster and MiniCluster leave non-daemon threads behind.
-    }
-
-    /** One engine's side of the demo, run on its own cluster. */
-    interface Run {
-        PathResult run() throws Exception;
-    }
-
-    /**
-     * Runs stock and JetStream alternately for {@code rounds} rounds, tabling the last one; then each
-     * of {@code alsoStock} once (further stock configurations, tabled after JetStream).
-     */
-    private static void compare(int rounds, Run stockRun, Run oursRun, List<PathResult> results, List<String> earlier,
-            Run... alsoStock) throws Exception {
-        for (int round = 1; round <= rounds; round++) {
-            keep(round, rounds, stockRun.run(), oursRun.run(), results, earlier);
-        }
-        for (Run other : alsoStock) {
-            results.add(other.run());
-        }
-    }
-
-    private static void keep(int round, int rounds, PathResult stock, PathResult ours,
-            List<PathResult> results, List<String> earlier) {
-        if (round == rounds) {
-            results.add(stock);
-            results.add(ours);
-        } else {
-            earlier.add(String.format(Locale.ROOT, "(warm-up round %d, %s: JetStream/stock throughput %.2f x)",
-                    round, stock.engine(), ours.recordsPerSecond() / stock.recordsPerSecond()));
-        }
-    }
-
-    private static void print(List<PathResult> results) {
-        System.out.println();
-        System.out.printf(Locale.ROOT, "%-6s %-60s %10s %14s %10s %10s %12s%n",
-                "engine", "path", "records", "records/s", "p50 ms", "p99 ms", "throughput");
-        PathResult base = null;
-        for (PathResult r : results) {
-            if (base == null || !base.engine().equals(r.engine())) {
-                base = r; // the first row of an engine is its stock default: the base of its ratios
-            }
-            String ratio = r == base
-                    ? "1.00 (base)"
-                    : String.format(Locale.ROOT, "%.2f x", r.recordsPerSecond() / base.recordsPerSecond());
-            System.out.printf(Locale.ROOT, "%-6s %-60s %10d %14.0f %10.2f %10.2f %12s%n",
-                    r.engine(), r.path(), r.records(), r.recordsPerSecond(), r.p50Millis(), r.p99Millis(), ratio);
-        }
-        System.out.println();
-        System.out.println("Latency: Flink at 5,000 records/s, each side at the buffer timeout its row names (JetStream at");
-        System.out.println("Flink's default 100 ms, its flush control deciding); Storm at 2,000 tuples/s,");
-        System.out.println("tuples that crossed workers. Storm throughput is timed from the first tuple, with acking.");
-        System.out.println("One run on a shared 2-core machine: differences within ~1.3x are noise (docs/benchmarks.md).");
-        System.out.println("Storm: JetStream's own data path between the two workers; the path column says what carried");
-        System.out.println("the tuples (the servers' ring counters). Flink: JetStream decides when buffers leave and its");
-        System.out.println("same-host ring carries them between the TaskManagers (both from the TaskManagers' metrics).");
+        DemoChart.write(png, sections);
+        out.println("Figures: " + png.toAbsolutePath());
+        out.println("These are short rounds on whatever else this machine does; docs/benchmarks.md has each figure from the");
+        out.println("benchmark that measures it properly (\"Embedded demo\" says which).");
+        return sections.stream().allMatch(s -> s.deliveryProblems().isEmpty()) ? 0 : 1;
     }
 }

@@ -10,13 +10,13 @@ import java.nio.file.StandardCopyOption;
 import java.util.Arrays;
 
 /**
- * One spout task's counts and complete-latency samples in the current phase, written to the results
- * directory when the phase ends: {@code phase-<p>-<task>.lat} (a count, then that many nanosecond
+ * One task's counts and latency samples in the current phase (a spout's complete latencies, a bolt's
+ * hop latencies), written to the results directory when the phase ends: {@code phase-<p>-<task>.lat} (a count, then that many nanosecond
  * values, big-endian) and then {@code phase-<p>-<task>.txt} ({@code emitted= acked= failed= nanos=
  * rate=}); a reader takes a phase as finished once its {@code .txt} exists. Samples beyond 4 Mi per
  * phase are counted but not kept.
  *
- * <p>Used by its spout's executor thread only; records nothing per sample but a {@code long}.
+ * <p>Used by its task's executor thread only; records nothing per sample but a {@code long}.
  */
 public final class PhaseRecorder {
     private static final int MAX_SAMPLES = 4 << 20;
@@ -73,6 +73,11 @@ public final class PhaseRecorder {
     /** An ack of a tuple emitted in this phase, {@code latencyNanos} after its emit. */
     public void onAck(long latencyNanos) {
         acked++;
+        onSample(latencyNanos);
+    }
+
+    /** A latency sample that is not an ack (a bolt's hop from the spout). */
+    public void onSample(long latencyNanos) {
         if (sampleCount == samples.length && samples.length < MAX_SAMPLES) {
             samples = Arrays.copyOf(samples, samples.length * 2);
         }

@@ -19,7 +19,7 @@ import java.util.stream.Stream;
  * {@code sink}; one per engine) reported through {@link TaskReport}s and {@link PhaseRecorder}s, read
  * by the test or benchmark driving it on the same machine as the workers. Spout reports hold
  * {@code pid issued emitted acked failed contiguous phase}, bolt reports {@code pid received remote
- * local}.
+ * local first} (first: the {@code System.nanoTime} of the first tuple the task received, 0 before it).
  *
  * <p>Stateless apart from the directory; each call reads the files afresh. Thread-safe.
  */
@@ -33,8 +33,8 @@ public final class TopologyResults {
     /** One spout task's latest report. */
     public record SpoutReport(int task, long pid, long issued, long emitted, long acked, long failed, long contiguous, int phase) {}
 
-    /** One bolt task's latest report. */
-    public record BoltReport(String component, int task, long pid, long received, long remote, long local) {}
+    /** One bolt task's latest report; {@code firstNanos} is when its first tuple arrived ({@code System.nanoTime}). */
+    public record BoltReport(String component, int task, long pid, long received, long remote, long local, long firstNanos) {}
 
     /** One finished phase over every spout: counts, the longest spout's duration, and every latency sample. */
     public record PhaseResult(int phase, int spouts, long emitted, long acked, long failed, long nanos, long[] latencies) {
@@ -55,16 +55,28 @@ public final class TopologyResults {
     public List<BoltReport> bolts(String component) {
         List<BoltReport> bolts = new ArrayList<>();
         reports(component + "-").forEach((task, r) -> bolts.add(new BoltReport(component, task, r.get("pid"), r.get("received"),
-                r.get("remote"), r.get("local"))));
+                r.get("remote"), r.get("local"), r.getOrDefault("first", 0L))));
         return bolts;
     }
 
     /** The phase over all {@code spouts} spout tasks, once every one of them has written it. */
     public Optional<PhaseResult> phase(int phase, int spouts) {
-        String prefix = "phase-" + phase + "-source-";
-        // A spout's .txt is written after its .lat: a phase whose .txt files are all there is complete.
+        return phaseOf("source", phase, spouts);
+    }
+
+    /**
+     * The first hops (spout to relay, from another worker) the {@code relays} relay tasks measured in
+     * {@code phase}, once every one of them has written it: its latencies; its counts are the relays'.
+     */
+    public Optional<PhaseResult> hops(int phase, int relays) {
+        return phaseOf("relay", phase, relays);
+    }
+
+    private Optional<PhaseResult> phaseOf(String component, int phase, int tasks) {
+        String prefix = "phase-" + phase + "-" + component + "-";
+        // A task's .txt is written after its .lat: a phase whose .txt files are all there is complete.
         List<Path> counts = list(prefix).stream().filter(f -> f.getFileName().toString().endsWith(".txt")).toList();
-        if (counts.size() < spouts) {
+        if (counts.size() < tasks) {
             return Optional.empty();
         }
         long emitted = 0;

@@ -43,14 +43,34 @@ class ReportFilesTest {
     }
 
     @Test
+    void aRelaysHopsArePhasesOfTheirOwnBesideTheSpouts() {
+        PhaseRecorder spout = new PhaseRecorder(dir, "source-1");
+        PhaseRecorder relay = new PhaseRecorder(dir, "relay-2");
+        spout.start(2, 0, 0);
+        relay.start(2, 0, 0);
+        spout.onEmit();
+        spout.onAck(9_000);
+        relay.onSample(4_000);
+        spout.finish(1_000);
+        assertTrue(new TopologyResults(dir).hops(2, 1).isEmpty(), "the relay has not written phase 2");
+        relay.finish(1_000);
+        PhaseResult hops = new TopologyResults(dir).hops(2, 1).orElseThrow();
+        assertArrayEquals(new long[] {4_000}, hops.latencies());
+        assertEquals(0, hops.acked(), "a hop sample is not an ack");
+        assertArrayEquals(new long[] {9_000}, new TopologyResults(dir).phase(2, 1).orElseThrow().latencies());
+    }
+
+    @Test
     void taskReportsAreReadByComponent() {
         new TaskReport(dir, "source-4", 0).maybeWrite(true,
                 () -> "pid=9 issued=10 emitted=12 acked=8 failed=2 contiguous=7 phase=1");
-        new TaskReport(dir, "relay-5", 0).maybeWrite(true, () -> "pid=9 received=11 remote=10 local=1");
+        new TaskReport(dir, "relay-5", 0).maybeWrite(true, () -> "pid=9 received=11 remote=10 local=1 first=123");
+        new TaskReport(dir, "sink-6", 0).maybeWrite(true, () -> "pid=9 received=0 remote=0 local=0");
         TopologyResults results = new TopologyResults(dir);
         assertEquals(new TopologyResults.SpoutReport(4, 9, 10, 12, 8, 2, 7, 1), results.spouts().get(0));
-        assertEquals(new TopologyResults.BoltReport("relay", 5, 9, 11, 10, 1), results.bolts("relay").get(0));
-        assertTrue(results.bolts("sink").isEmpty());
+        assertEquals(new TopologyResults.BoltReport("relay", 5, 9, 11, 10, 1, 123), results.bolts("relay").get(0));
+        assertEquals(new TopologyResults.BoltReport("sink", 6, 9, 0, 0, 0, 0), results.bolts("sink").get(0),
+                "a report without a first arrival (none yet, or an older writer) reads as 0");
     }
 
     @Test

@@ -10,7 +10,8 @@ import org.apache.storm.tuple.Tuple;
 
 /**
  * Counts a bolt's input by where it came from (a task in this worker or in another) and reports the
- * counts to {@code <component>-<task>}: "pid=… received=… remote=… local=…".
+ * counts and the {@code System.nanoTime} at which the first tuple arrived to {@code <component>-<task>}:
+ * "pid=… received=… remote=… local=… first=…".
  *
  * <p>Used by its bolt's executor thread only.
  */
@@ -20,6 +21,7 @@ final class CrossingCount {
     private final long pid = ProcessHandle.current().pid();
     private long received;
     private long remote;
+    private long firstNanos;
 
     CrossingCount(Map<String, Object> conf, TopologyContext context, String component) {
         this.workerTasks = new HashSet<>(context.getThisWorkerTasks());
@@ -27,12 +29,17 @@ final class CrossingCount {
                 component + "-" + context.getThisTaskId(), 200);
     }
 
-    void count(Tuple input) {
-        received++;
-        if (!workerTasks.contains(input.getSourceTask())) {
+    /** Counts {@code input}; returns whether it came from another worker. */
+    boolean count(Tuple input) {
+        if (received++ == 0) {
+            firstNanos = System.nanoTime();
+        }
+        boolean fromElsewhere = !workerTasks.contains(input.getSourceTask());
+        if (fromElsewhere) {
             remote++;
         }
         report.maybeWrite(received == 1, () -> "pid=" + pid + " received=" + received + " remote=" + remote
-                + " local=" + (received - remote));
+                + " local=" + (received - remote) + " first=" + firstNanos);
+        return fromElsewhere;
     }
 }

@@ -3,6 +3,7 @@ package io.jetstream.storm.cluster.topology;
 import io.jetstream.harness.report.PhaseRecorder;
 import io.jetstream.harness.report.RunControl;
 import io.jetstream.harness.report.TaskReport;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -18,7 +19,9 @@ import org.apache.storm.tuple.Values;
 /**
  * Emits numbered tuples with a payload, each anchored to a message id that carries its emit time and
  * phase; replays what fails; measures each tuple's complete latency (ack time − emit time, both read
- * on this executor's thread) in the phase it was emitted in ({@link PhaseRecorder}).
+ * on this executor's thread) in the phase it was emitted in ({@link PhaseRecorder}). A payload of 8
+ * bytes or more starts with the emit time ({@link #emitNanos}, {@code System.nanoTime}, which is one
+ * clock for every process of a host): the relay measures the first hop by it.
  *
  * <p>Pacing is open loop: at a rate r a spout emits the tuples due since the phase started (up to 64
  * per call), so after a stall it catches up rather than shifting its schedule; the topology's
@@ -95,7 +98,11 @@ public final class SequenceSpout extends BaseRichSpout {
     }
 
     private void emit(long sequence, long nanos) {
-        collector.emit(new Values(sequence, payload), new Emitted(sequence, nanos, phase.phase()));
+        byte[] stamped = payload.clone();
+        if (stamped.length >= Long.BYTES) {
+            ByteBuffer.wrap(stamped).putLong(0, nanos);
+        }
+        collector.emit(new Values(sequence, stamped), new Emitted(sequence, nanos, phase.phase()));
         emitted++;
         phase.onEmit();
     }
@@ -127,6 +134,11 @@ public final class SequenceSpout extends BaseRichSpout {
     @Override
     public void declareOutputFields(OutputFieldsDeclarer declarer) {
         declarer.declare(new Fields("sequence", "payload"));
+    }
+
+    /** The emit time a payload carries, or -1 when it is too short to carry one. */
+    public static long emitNanos(byte[] payload) {
+        return payload != null && payload.length >= Long.BYTES ? ByteBuffer.wrap(payload).getLong(0) : -1;
     }
 
     private String reportLine() {
