@@ -246,7 +246,9 @@ final class FlinkDemo {
     private static String carriedBy() {
         long ring = JetStreamMetricsReporter.sum("bytesInRing");
         long netty = JetStreamMetricsReporter.sum("bytesInNetty");
-        return String.format(Locale.ROOT, "%,d MB through the shared-memory ring, %,d MB through Netty, %,d flushes decided by "
-                + "flush control", ring >> 20, netty >> 20, JetStreamMetricsReporter.decisions());
+        return String.format(Locale.ROOT, "%,d MB through the shared-memory ring, %,d MB through Netty; flushes decided by "
+                + "flush control: %,d on size, %,d on deadline, %,d on an idle consumer", ring >> 20, netty >> 20,
+                JetStreamMetricsReporter.sum("flushesSize"), JetStreamMetricsReporter.sum("flushesDeadline"),
+                JetStreamMetricsReporter.sum("flushesIdle"));
     }
 }

@@ -33,11 +33,6 @@ public final class JetStreamMetricsReporter implements MetricReporter {
         COUNTERS.clear();
     }
 
-    /** Flushes JetStream decided on, over every partition the cluster ran so far. */
-    static long decisions() {
-        return DECISIONS.stream().mapToLong(JetStreamMetricsReporter::sum).sum();
-    }
-
     /** The sum of every counter named {@code name} the cluster registered so far. */
     static long sum(String name) {
         return COUNTERS.getOrDefault(name, List.of()).stream().mapToLong(Counter::getCount).sum();

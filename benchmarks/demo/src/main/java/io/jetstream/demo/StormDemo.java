@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.HdrHistogram.Histogram;
 import org.apache.storm.Config;
@@ -51,6 +52,12 @@ final class StormDemo {
     static final Metric THROUGHPUT = new Metric("max throughput", "tuples/s", true);
     private static final String STOCK_CONTEXT = "org.apache.storm.messaging.netty.Context";
     private static final int WORKERS = 2;
+    /**
+     * After a topology is gone from Nimbus its workers still stop (a stock worker's Netty context takes
+     * about 2 s to close); the next side's submission waits this long, so that neither side's first
+     * tuple pays for the side before it.
+     */
+    private static final Duration WORKERS_STOP = Duration.ofSeconds(3);
     private static final int PARALLELISM = 2;
 
     private final Demo.Plan plan;
@@ -64,7 +71,7 @@ final class StormDemo {
 
     /** Planned seconds of one side's round (submission, phases, kill), for the progress estimate. */
     static double plannedSeconds(Demo.Plan plan) {
-        return 12 + plan.warmupSeconds() + 2 * plan.measureSeconds() + 1;
+        return 15 + plan.warmupSeconds() + 2 * plan.measureSeconds() + 1;
     }
 
     /** Planned seconds of starting the LocalCluster. */
@@ -156,6 +163,7 @@ final class StormDemo {
             now.set_wait_secs(0);
             cluster.killTopologyWithOpts(name, now);
             awaitGone(cluster, name);
+            pause(WORKERS_STOP);
         }
     }
 
@@ -193,6 +201,14 @@ final class StormDemo {
                 throw new IllegalStateException("Nimbus did not answer: " + e, e);
             }
         });
+    }
+
+    /** Lets {@code time} pass: an idle gap between two sides, not a condition to wait for. */
+    private static void pause(Duration time) {
+        long end = System.nanoTime() + time.toNanos();
+        for (long left; (left = end - System.nanoTime()) > 0; ) {
+            LockSupport.parkNanos(left);
+        }
     }
 
     /** Waits for {@code condition}, looking every 10 ms (the report files are read each time: no busier than that). */
