@@ -21,6 +21,7 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.storm.Config;
 import org.apache.storm.utils.Utils;
 import org.junit.jupiter.api.Timeout;
@@ -104,8 +105,9 @@ class StormClusterITCase {
                     assertTrue(bolts.stream().allMatch(b -> b.received() > 0 && b.local() == 0),
                             "every " + component + " task received tuples, none from its own worker: " + bolts);
                 }
-                List<String> stormDefaults = List.of(String.valueOf(Utils.readDefaultConfig().get(Config.WORKER_CHILDOPTS))
-                        .replace("%HEAP-MEM%", "768").split("\\s+"));
+                // Storm's default worker.childopts but its -Xmx%HEAP-MEM%m, which the supervisor fills from the topology's resources.
+                List<String> stormDefaults = Stream.of(String.valueOf(Utils.readDefaultConfig().get(Config.WORKER_CHILDOPTS)).split("\\s+"))
+                        .filter(o -> !o.startsWith("-Xmx")).toList();
                 for (WorkerJvm worker : workers) {
                     String log = Files.readString(cluster.workerLog(topologyId, worker.port()));
                     assertTrue(log.contains("Storm peer transport plugin:" + contextClass),
