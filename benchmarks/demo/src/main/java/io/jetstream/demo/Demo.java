@@ -25,7 +25,7 @@ import picocli.CommandLine.Option;
 public final class Demo implements Callable<Integer> {
     /** What a run does: rounds per side, the phases' lengths, the rates and the throughput job's size. */
     record Plan(int rounds, int warmupSeconds, int measureSeconds, int flinkRate, long flinkRecords, int stormRate) {
-        static final Plan DEFAULT = new Plan(3, 2, 3, 5_000, 2_000_000, 2_000);
+        static final Plan DEFAULT = new Plan(3, 2, 3, 5_000, 4_000_000, 2_000);
         static final Plan LONG = new Plan(5, 5, 10, 5_000, 6_000_000, 2_000);
         /** The test's: every row, two rounds, as short as the engines allow. */
         static final Plan SHORTEST = new Plan(2, 1, 1, 2_000, 200_000, 1_000);

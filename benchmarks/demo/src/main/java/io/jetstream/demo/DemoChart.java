@@ -60,7 +60,6 @@ final class DemoChart {
         chart.getStyler().setPlotGridVerticalLinesVisible(false);
         chart.getStyler().setXAxisLabelRotation(12);
         chart.getStyler().setLabelsVisible(true);
-        chart.getStyler().setYAxisDecimalPattern(metric.throughput() ? "#,###" : "#,##0.###");
         List<String> names = new ArrayList<>();
         List<Double> medians = new ArrayList<>();
         for (String side : section.sides) {
@@ -69,11 +68,14 @@ final class DemoChart {
             medians.add(Double.isNaN(median) ? 0 : median);
         }
         double smallest = medians.stream().mapToDouble(Double::doubleValue).min().orElse(0);
+        chart.getStyler().setYAxisDecimalPattern(metric.throughput() || smallest >= 100 ? "#,##0" : "#,##0.###");
         if (!metric.throughput() && smallest > 0) {
             // A bar starts at the axis' minimum, which a logarithmic axis needs above zero.
             double largest = medians.stream().mapToDouble(Double::doubleValue).max().orElse(1);
             chart.getStyler().setYAxisLogarithmic(true);
-            chart.getStyler().setYAxisMin(Math.pow(10, Math.floor(Math.log10(smallest))));
+            // A decade below the smallest bar's, so that it shows as a bar.
+            chart.getStyler().setYAxisMin(Math.pow(10, Math.floor(Math.log10(smallest)) - (smallest / Math.pow(10,
+                    Math.floor(Math.log10(smallest))) < 3 ? 1 : 0)));
             chart.getStyler().setYAxisMax(Math.pow(10, Math.ceil(Math.log10(largest * 1.01))));
         }
         chart.addSeries(metric.label(), names, medians);
@@ -81,9 +83,12 @@ final class DemoChart {
         return chart;
     }
 
-    /** A side's name short enough for an axis label. */
+    /** A side's name short enough for an axis label: "stock, 100 ms", "stock Netty", "JetStream". */
     private static String shortName(String side) {
+        if (side.startsWith("JetStream")) {
+            return "JetStream";
+        }
         int paren = side.indexOf(" (");
-        return paren > 0 ? side.substring(0, paren) : side;
+        return (paren > 0 ? side.substring(0, paren) : side).replace(" timeout", "").replace(" transport", "");
     }
 }
