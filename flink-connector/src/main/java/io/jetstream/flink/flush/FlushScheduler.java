@@ -1,43 +1,32 @@
 package io.jetstream.flink.flush;
 
-import io.jetstream.core.qos.QosListener;
-import io.jetstream.core.qos.QosService;
-import io.jetstream.core.transport.outbound.DeadlineFlusher;
+import io.jetstream.core.api.FlushService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The flush machinery of one TaskManager's shuffle environment: core's {@link DeadlineFlusher}, one
+ * The flush machinery of one TaskManager's shuffle environment: core's {@link FlushService}, one
  * daemon thread that serves the flush deadlines, idle checks and drain samples of every pipelined
  * partition on this TaskManager ({@link PartitionFlushControl}), and, when {@code qos.latency-bound-ms}
- * is set, core's {@link QosService} applying Nephele's output-buffer rule to every subpartition.
+ * is set, Nephele's output-buffer rule over every subpartition.
  *
  * <p>One thread per TaskManager rather than per partition: Flink's own {@code OutputFlusher} is a
  * thread per task, and on a TaskManager running dozens of tasks one more thread each would cost a
- * wake-up each per deadline. The thread sleeps until the earliest deadline (at most 1 ms, core's
- * {@code DeadlineFlusher}) and is woken by a task thread that opens a batch with an earlier one.
+ * wake-up each per deadline.
  *
- * <p>Thread-safety: {@link #register}, {@link #unregister} and {@link #close} from any thread;
- * {@link #wakeFor} from task threads.
+ * <p>Thread-safety: {@link #attach} and {@link #close} from any thread.
  */
 public final class FlushScheduler implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FlushScheduler.class);
-    /** Prefix of the flusher thread's name (core's {@code DeadlineFlusher} adds {@code jetstream-flusher-}). */
+    /** Part of the flusher thread's name (core's flusher names it {@code jetstream-flusher-flink-<owner>}). */
     public static final String THREAD_NAME_PART = "flink-";
 
     private final FlushSettings settings;
-    private final DeadlineFlusher flusher;
-    private final QosService qos;
+    private final FlushService service;
 
     public FlushScheduler(FlushSettings settings, String owner) {
         this.settings = settings;
-        this.flusher = new DeadlineFlusher(System::nanoTime, THREAD_NAME_PART + owner);
-        if (settings.qos().enabled()) {
-            qos = new QosService(settings.qos(), QosListener.NONE, System::nanoTime);
-            qos.start("flink-" + owner);
-        } else {
-            qos = null;
-        }
+        this.service = new FlushService(settings.control(), System::nanoTime, THREAD_NAME_PART + owner);
         LOG.info("JetStream flush control on TaskManager {}: max delay {} us, flush cost {} us, idle flush {}, "
                         + "latency bound {}", owner, settings.maxDelayNanos() / 1_000, settings.flushCostSeconds() * 1e6,
                 settings.idleFlush(), settings.qos().enabled() ? settings.qos().latencyBoundMillis() + " ms" : "none");
@@ -55,29 +44,22 @@ public final class FlushScheduler implements AutoCloseable {
      * @param channelPrefix unique per partition on this TaskManager (its result partition id)
      */
     public PartitionFlushControl attach(String name, String channelPrefix, FlushTarget partition) {
-        PartitionFlushControl control = new PartitionFlushControl(name, partition, settings, System::nanoTime, flusher::wakeFor);
         int n = partition.numberOfSubpartitions();
-        if (qos != null) {
-            control.bindQos(i -> qos.register(channelPrefix + "/" + i, control.sizeCap(i)));
-        }
+        PartitionFlushControl control = new PartitionFlushControl(name, partition, i -> service.openChannel(channelPrefix + "/" + i),
+                settings.maxDelayNanos(), System::nanoTime);
         control.onClose(() -> {
-            flusher.unregister(control);
-            if (qos != null) {
-                for (int i = 0; i < n; i++) {
-                    qos.unregister(channelPrefix + "/" + i);
-                }
+            service.unregister(control);
+            for (int i = 0; i < n; i++) {
+                service.closeChannel(channelPrefix + "/" + i);
             }
         });
-        flusher.register(control);
+        service.register(control);
         return control;
     }
 
     /** Stops the flusher thread (joins it) and the QoS service. */
     @Override
     public void close() {
-        flusher.close();
-        if (qos != null) {
-            qos.close();
-        }
+        service.close();
     }
 }

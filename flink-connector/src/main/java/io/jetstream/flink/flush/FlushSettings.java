@@ -1,8 +1,9 @@
 package io.jetstream.flink.flush;
 
-import io.jetstream.core.batch.BatchSettings;
+import io.jetstream.core.api.BatchSettings;
+import io.jetstream.core.api.FlushControlSettings;
+import io.jetstream.core.api.QosSettings;
 import io.jetstream.core.config.JetStreamConfig;
-import io.jetstream.core.qos.QosSettings;
 
 /**
  * Validated settings of flush control, read once at TaskManager start. Immutable.
@@ -22,6 +23,11 @@ public record FlushSettings(boolean enabled, long maxDelayNanos, double flushCos
         if (maxDelayNanos <= 0 || !(flushCostSeconds > 0) || drainWindowNanos <= 0 || batch == null || qos == null) {
             throw new IllegalArgumentException("invalid flush settings: " + this);
         }
+    }
+
+    /** What core's flush control of each subpartition takes. */
+    public FlushControlSettings control() {
+        return new FlushControlSettings(maxDelayNanos, flushCostSeconds, idleFlush, drainWindowNanos, batch, qos);
     }
 
     public static FlushSettings from(JetStreamConfig config) {

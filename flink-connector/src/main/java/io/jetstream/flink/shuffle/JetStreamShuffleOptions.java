@@ -29,7 +29,7 @@ public final class JetStreamShuffleOptions {
      * constraints), loaded together so that each documented key is accepted and a typo anywhere
      * under the prefix is refused at start-up.
      */
-    public static final OptionGroup[] GROUPS = concat(io.jetstream.core.transport.TransportSettings.GROUPS,
+    public static final OptionGroup[] GROUPS = concat(io.jetstream.core.api.TransportSettings.GROUPS,
             GROUP, io.jetstream.flink.flush.FlushOptions.GROUP,
             io.jetstream.flink.ring.RingShuffleOptions.GROUP);
 

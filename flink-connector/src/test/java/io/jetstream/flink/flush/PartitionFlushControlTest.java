@@ -3,9 +3,10 @@ package io.jetstream.flink.flush;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jetstream.core.batch.BatchSettings;
-import io.jetstream.core.qos.QosOptions;
-import io.jetstream.core.qos.QosSettings;
+import io.jetstream.core.api.BatchSettings;
+import io.jetstream.core.api.ChannelFlushControl;
+import io.jetstream.core.api.QosOptions;
+import io.jetstream.core.api.QosSettings;
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
 import java.util.Map;
@@ -61,7 +62,13 @@ class PartitionFlushControlTest {
     private PartitionFlushControl control(Queue q, double maxDelayMs) {
         FlushSettings settings = new FlushSettings(true, (long) (maxDelayMs * MS), 50e-6, true, 5 * MS,
                 BatchSettings.defaults(), QosSettings.from(JetStreamConfig.load(ConfigScope.FLINK, Map.of(), QosOptions.GROUP)));
-        return new PartitionFlushControl("test", q, settings, () -> now, deadline -> {});
+        return newControl(q, settings, () -> now);
+    }
+
+    /** A partition's control over core's channel controls, as the TaskManager's scheduler builds it (without its thread). */
+    private static PartitionFlushControl newControl(Queue q, FlushSettings settings, java.util.function.LongSupplier clock) {
+        return new PartitionFlushControl("test", q, i -> new ChannelFlushControl(settings.control(), clock, deadline -> {}),
+                settings.maxDelayNanos(), clock);
     }
 
     /** Runs {@code records} at {@code rate}, calling the flusher every {@code tickNanos}; returns the longest wait. */
@@ -158,10 +165,10 @@ class PartitionFlushControlTest {
         Queue fast = new Queue(50e6);
         FlushSettings settings = new FlushSettings(true, MS, 50e-6, true, 5 * MS, BatchSettings.defaults(),
                 QosSettings.from(JetStreamConfig.load(ConfigScope.FLINK, Map.of(), QosOptions.GROUP)));
-        PartitionFlushControl c = new PartitionFlushControl("test", fast, settings, () -> {
+        PartitionFlushControl c = newControl(fast, settings, () -> {
             reads[0]++;
             return now;
-        }, deadline -> {});
+        });
         run(c, fast, 2_000_000, 200_000, 100 * US);
         assertTrue(reads[0] < 200_000 / 4, reads[0] + " clock reads for 200,000 records at 2,000,000/s");
         assertTrue(c.flushes(PartitionFlushControl.Reason.SIZE) > 0 && fast.flushes < 200_000 / 10,
@@ -169,10 +176,10 @@ class PartitionFlushControlTest {
 
         reads[0] = 0;
         Queue slow = new Queue(50e6);
-        PartitionFlushControl atLowRate = new PartitionFlushControl("test", slow, settings, () -> {
+        PartitionFlushControl atLowRate = newControl(slow, settings, () -> {
             reads[0]++;
             return now;
-        }, deadline -> {});
+        });
         run(atLowRate, slow, 500, 500, MS);
         assertTrue(reads[0] >= 500, "every record opens a batch and is measured: " + reads[0] + " reads");
         assertEquals(slow.written, slow.flushed, "and leaves at once");
@@ -204,7 +211,7 @@ class PartitionFlushControlTest {
             c.onRecord(0, RECORD);
         }
         // The next tick once the idle flushes' spacing (10 flush costs) has passed since the last one.
-        long spacing = (long) (50e-6 * 1e9) * PartitionFlushControl.IDLE_FLUSH_SPACING_COSTS;
+        long spacing = (long) (50e-6 * 1e9) * ChannelFlushControl.IDLE_FLUSH_SPACING_COSTS;
         q.advance(spacing);
         now += spacing;
         c.onDeadline(now);
@@ -218,7 +225,7 @@ class PartitionFlushControlTest {
         Queue q = new Queue(1e9); // takes every flush at once: idle at every flusher tick
         PartitionFlushControl c = control(q, 50);
         run(c, q, 1_000_000, 100_000, 20 * US); // 100 ms, a flusher tick every 20 us
-        long spacing = (long) (50e-6 * 1e9) * PartitionFlushControl.IDLE_FLUSH_SPACING_COSTS;
+        long spacing = (long) (50e-6 * 1e9) * ChannelFlushControl.IDLE_FLUSH_SPACING_COSTS;
         long idle = c.flushes(PartitionFlushControl.Reason.IDLE);
         assertTrue(idle > 0, "the idle rule still flushes");
         assertTrue(idle <= 100 * MS / spacing + 2, idle + " idle flushes in 100 ms: at most one per " + spacing + " ns");

@@ -1,9 +1,9 @@
 package io.jetstream.core.config;
 
-import io.jetstream.core.batch.BatchOptions;
-import io.jetstream.core.qos.QosOptions;
+import io.jetstream.core.api.BatchOptions;
+import io.jetstream.core.api.QosOptions;
+import io.jetstream.core.api.TransportOptions;
 import io.jetstream.core.ring.RingOptions;
-import io.jetstream.core.transport.TransportOptions;
 import org.junit.jupiter.api.Test;
 
 /** docs/configuration.md lists exactly the options jetstream-core declares. */

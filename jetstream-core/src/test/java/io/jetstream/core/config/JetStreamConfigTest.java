@@ -87,7 +87,7 @@ class JetStreamConfigTest {
     @Test
     void everyGroupOfEachScopeLoadsTogether() {
         // The core groups every adapter documents, read together: no clash, every documented key accepted.
-        OptionGroup[] core = io.jetstream.core.transport.TransportSettings.GROUPS;
+        OptionGroup[] core = io.jetstream.core.api.TransportSettings.GROUPS;
         for (ConfigScope scope : ConfigScope.values()) {
             Map<String, Object> all = new java.util.HashMap<>();
             for (OptionGroup g : core) {
@@ -99,8 +99,8 @@ class JetStreamConfigTest {
                 }
             }
             JetStreamConfig config = JetStreamConfig.load(scope, all, core);
-            assertEquals(io.jetstream.core.transport.TransportOptions.WINDOW_BYTES.defaultValue(),
-                    config.get(io.jetstream.core.transport.TransportOptions.WINDOW_BYTES));
+            assertEquals(io.jetstream.core.api.TransportOptions.WINDOW_BYTES.defaultValue(),
+                    config.get(io.jetstream.core.api.TransportOptions.WINDOW_BYTES));
         }
     }
 

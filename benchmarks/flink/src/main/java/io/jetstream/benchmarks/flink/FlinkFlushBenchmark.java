@@ -1,8 +1,8 @@
 package io.jetstream.benchmarks.flink;
 
-import io.jetstream.core.plot.Chart;
 import io.jetstream.flink.cluster.FlinkProcessCluster;
 import io.jetstream.flink.shuffle.JetStreamShuffleServiceFactory;
+import io.jetstream.harness.plot.Figure;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -327,23 +327,20 @@ public final class FlinkFlushBenchmark {
      * maximum throughput, the trade-off a user picks a buffer timeout on.
      */
     private static void plot() throws java.io.IOException {
-        Chart.Panel latency = new Chart.Panel("p50 latency by offered rate", "log10 rate (records/s)", "p50 (ms)", true);
-        Chart.Panel tradeOff = new Chart.Panel(String.format("p50 @%,d rec/s against maximum throughput", RATES[0]),
-                "maximum throughput (thousand records/s)", String.format("p50 @%,d rec/s (ms)", RATES[0]), true);
+        Figure latency = Figure.of("p50 latency by offered rate", "offered rate (records/s)", "p50 (ms)", true, true);
+        Figure tradeOff = Figure.of(String.format("p50 at %,d records/s against maximum throughput", RATES[0]),
+                "maximum throughput (records/s)", String.format("p50 at %,d records/s (ms)", RATES[0]), false, true);
         for (String side : LATENCY.keySet()) {
             double[] x = new double[RATES.length];
             double[] y = new double[RATES.length];
             for (int i = 0; i < RATES.length; i++) {
-                x[i] = Math.log10(RATES[i]);
+                x[i] = RATES[i];
                 y[i] = p50(side, RATES[i]);
             }
             latency.line(side, x, y);
-            double thr = median(THROUGHPUT.get(side)) / 1e3;
-            double low = p50(side, RATES[0]);
-            // A point: a short horizontal tick at (throughput, p50).
-            tradeOff.line(side, new double[] {thr * 0.98, thr * 1.02}, new double[] {low, low});
+            tradeOff.point(side, median(THROUGHPUT.get(side)), p50(side, RATES[0]));
         }
-        Chart.write("flink-tradeoff.png", 2, List.of(latency, tradeOff));
+        System.out.println("figure: " + Figure.write("flink-tradeoff.png", 2, List.of(latency, tradeOff)));
     }
 
     private static double p50(String side, int rate) {

@@ -1,16 +1,16 @@
 package io.jetstream.benchmarks.model;
 
 import io.jetstream.benchmarks.PeerProcess;
-import io.jetstream.core.batch.BatchController;
-import io.jetstream.core.batch.BatchListener;
-import io.jetstream.core.batch.BatchOracle;
-import io.jetstream.core.batch.BatchSettings;
-import io.jetstream.core.batch.FlushPolicy;
-import io.jetstream.core.batch.LatencyEstimate;
-import io.jetstream.core.batch.LatencyModel;
-import io.jetstream.core.batch.LineFit;
-import io.jetstream.core.batch.StreamContext;
-import io.jetstream.core.batch.StreamMonitor;
+import io.jetstream.core.api.BatchSettings;
+import io.jetstream.core.model.BatchController;
+import io.jetstream.core.model.BatchListener;
+import io.jetstream.core.model.BatchOracle;
+import io.jetstream.core.model.FlushPolicy;
+import io.jetstream.core.model.LatencyEstimate;
+import io.jetstream.core.model.LatencyModel;
+import io.jetstream.core.model.LineFit;
+import io.jetstream.core.model.StreamContext;
+import io.jetstream.core.model.StreamMonitor;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;

@@ -1,7 +1,7 @@
 package io.jetstream.benchmarks.reliability;
 
 import io.jetstream.benchmarks.PeerProcess;
-import io.jetstream.core.transport.journal.JournalRuntime;
+import io.jetstream.core.api.JournalRuntime;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;

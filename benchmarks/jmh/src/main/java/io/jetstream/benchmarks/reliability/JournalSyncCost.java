@@ -1,13 +1,13 @@
 package io.jetstream.benchmarks.reliability;
 
+import io.jetstream.core.api.ControlListener;
+import io.jetstream.core.api.InboundEndpoint;
+import io.jetstream.core.api.OutboundStream;
+import io.jetstream.core.api.SequenceStore;
+import io.jetstream.core.api.Transport;
+import io.jetstream.core.api.TransportSettings;
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
-import io.jetstream.core.transport.ControlListener;
-import io.jetstream.core.transport.SequenceStore;
-import io.jetstream.core.transport.TransportSettings;
-import io.jetstream.core.transport.netty.NettyTransport;
-import io.jetstream.core.transport.netty.StreamReceiver;
-import io.jetstream.core.transport.netty.StreamSender;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -87,11 +87,11 @@ public final class JournalSyncCost {
         }
         TransportSettings settings = TransportSettings.from(JetStreamConfig.load(ConfigScope.STORM, raw, TransportSettings.GROUPS));
         AtomicLong delivered = new AtomicLong();
-        try (NettyTransport receiving = new NettyTransport(settings, "receiver");
-                NettyTransport sending = new NettyTransport(settings, "sender")) {
-            StreamReceiver r = receiving.bind(0, (stream, sequence, batch) -> delivered.addAndGet(batch.count()), t -> true,
+        try (Transport receiving = Transport.start(settings, "receiver");
+                Transport sending = Transport.start(settings, "sender")) {
+            InboundEndpoint r = receiving.bind(0, (stream, sequence, batch) -> delivered.addAndGet(batch.count()), t -> true,
                     SequenceStore.inMemory());
-            StreamSender s = sending.openSender("cost", new InetSocketAddress("127.0.0.1", r.localAddress().getPort()),
+            OutboundStream s = sending.openSender("cost", new InetSocketAddress("127.0.0.1", r.localAddress().getPort()),
                     ControlListener.NONE);
             long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (!s.isReady() && System.nanoTime() < until) {
@@ -104,7 +104,7 @@ public final class JournalSyncCost {
             }
             s.flush();
             until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            while (s.unacknowledgedBatches() > 0 && System.nanoTime() < until) {
+            while (s.batchesInFlight() > 0 && System.nanoTime() < until) {
                 LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200));
             }
             long elapsed = System.nanoTime() - start;

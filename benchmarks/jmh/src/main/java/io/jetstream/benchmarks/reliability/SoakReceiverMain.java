@@ -1,11 +1,11 @@
 package io.jetstream.benchmarks.reliability;
 
+import io.jetstream.core.api.SequenceStore;
+import io.jetstream.core.api.StreamKey;
+import io.jetstream.core.api.Transport;
+import io.jetstream.core.api.TransportSettings;
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
-import io.jetstream.core.transport.SequenceStore;
-import io.jetstream.core.transport.StreamKey;
-import io.jetstream.core.transport.TransportSettings;
-import io.jetstream.core.transport.netty.NettyTransport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -49,7 +49,7 @@ public final class SoakReceiverMain {
             }
         };
         TransportSettings settings = TransportSettings.from(JetStreamConfig.load(ConfigScope.STORM, raw, TransportSettings.GROUPS));
-        NettyTransport transport = new NettyTransport(settings, "soak-receiver");
+        Transport transport = Transport.start(settings, "soak-receiver");
         ByteBuffer entry = ByteBuffer.allocate(1 << 20).order(ByteOrder.BIG_ENDIAN);
         transport.bind(port, (stream, sequence, records) -> {
             entry.clear().putLong(stream.epoch()).putLong(sequence).putInt(records.count());

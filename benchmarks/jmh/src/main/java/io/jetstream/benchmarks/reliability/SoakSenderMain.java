@@ -1,11 +1,11 @@
 package io.jetstream.benchmarks.reliability;
 
+import io.jetstream.core.api.ControlListener;
+import io.jetstream.core.api.OutboundStream;
+import io.jetstream.core.api.Transport;
+import io.jetstream.core.api.TransportSettings;
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
-import io.jetstream.core.transport.ControlListener;
-import io.jetstream.core.transport.TransportSettings;
-import io.jetstream.core.transport.netty.NettyTransport;
-import io.jetstream.core.transport.netty.StreamSender;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
@@ -36,8 +36,8 @@ public final class SoakSenderMain {
             raw.put("jetstream." + kv[0], kv[1]);
         }
         TransportSettings settings = TransportSettings.from(JetStreamConfig.load(ConfigScope.STORM, raw, TransportSettings.GROUPS));
-        try (NettyTransport t = new NettyTransport(settings, "soak-sender")) {
-            StreamSender s = t.openSender("soak", new InetSocketAddress("127.0.0.1", port), ControlListener.NONE);
+        try (Transport t = Transport.start(settings, "soak-sender")) {
+            OutboundStream s = t.openSender("soak", new InetSocketAddress("127.0.0.1", port), ControlListener.NONE);
             byte[] last = s.recovery().lastRecord();
             long next = last == null ? 0 : ByteBuffer.wrap(last).getLong() + 1;
             System.out.println("READY " + next);
@@ -61,12 +61,12 @@ public final class SoakSenderMain {
             }
             s.flush();
             long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            while (s.unacknowledgedBatches() > 0 && System.nanoTime() < until) {
+            while (s.batchesInFlight() > 0 && System.nanoTime() < until) {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
             }
-            System.out.println("DONE " + next + " " + s.metrics().batchesReplayed() + " " + s.unacknowledgedBatches());
+            System.out.println("DONE " + next + " " + s.metrics().batchesReplayed() + " " + s.batchesInFlight());
             System.out.flush();
-            System.exit(s.unacknowledgedBatches() == 0 ? 0 : 3);
+            System.exit(s.batchesInFlight() == 0 ? 0 : 3);
         }
     }
 }

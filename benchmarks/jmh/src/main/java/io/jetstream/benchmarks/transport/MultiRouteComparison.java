@@ -2,15 +2,14 @@ package io.jetstream.benchmarks.transport;
 
 import io.jetstream.benchmarks.PeerProcess;
 import io.jetstream.benchmarks.model.ShapedLink;
-import io.jetstream.core.batch.BatchDecision;
-import io.jetstream.core.batch.BatchOptions;
+import io.jetstream.core.api.BatchOptions;
+import io.jetstream.core.api.ControlListener;
+import io.jetstream.core.api.OutboundStream;
+import io.jetstream.core.api.Transport;
+import io.jetstream.core.api.TransportOptions;
+import io.jetstream.core.api.TransportSettings;
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
-import io.jetstream.core.transport.ControlListener;
-import io.jetstream.core.transport.TransportOptions;
-import io.jetstream.core.transport.TransportSettings;
-import io.jetstream.core.transport.netty.NettyTransport;
-import io.jetstream.core.transport.netty.StreamSender;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -74,8 +73,8 @@ public final class MultiRouteComparison {
                     }
                     TransportSettings settings = TransportSettings.from(
                             JetStreamConfig.load(ConfigScope.STORM, raw, TransportSettings.GROUPS));
-                    try (NettyTransport t = new NettyTransport(settings, "multi-route")) {
-                        StreamSender s = t.openSender("routes-" + k + "-" + mode.replace(' ', '-'), addresses, ControlListener.NONE);
+                    try (Transport t = Transport.start(settings, "multi-route")) {
+                        OutboundStream s = t.openSender("routes-" + k + "-" + mode.replace(' ', '-'), addresses, ControlListener.NONE);
                         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                         while (!s.isReady() && System.nanoTime() < deadline) {
                             LockSupport.parkNanos(1_000_000);
@@ -86,13 +85,12 @@ public final class MultiRouteComparison {
                         if (k == 1) {
                             one = r[0];
                         }
-                        BatchDecision d = s.controller() == null ? null : s.controller().lastDecision();
-                        if (d != null && Boolean.getBoolean("verbose")) {
-                            System.out.println("decision " + d + "; link " + s.controller().monitor().link(null)
-                                    + "; rate " + s.controller().monitor().eventsPerSecond() + "; " + s.metrics());
+                        boolean decided = decisions(s) > 0;
+                        if (decided && Boolean.getBoolean("verbose")) {
+                            System.out.println("decision: " + gauges(s) + "; " + s.metrics());
                         }
                         System.out.printf(Locale.ROOT, "| %s | %d | %,.0f | %.1f | %.2f | %s |%n", mode, k, r[0],
-                                r[0] * (size + 8) / 1e6, r[0] / one, d == null ? "all" : routeShares());
+                                r[0] * (size + 8) / 1e6, r[0] / one, decided ? routeShares() : "all");
                         System.out.flush();
                     }
                 }
@@ -113,7 +111,7 @@ public final class MultiRouteComparison {
         return b.toString();
     }
 
-    private static double[] run(StreamSender s, int size, double seconds, PeerProcess receiver) throws Exception {
+    private static double[] run(OutboundStream s, int size, double seconds, PeerProcess receiver) throws Exception {
         byte[] record = new byte[size];
         ByteBuffer view = ByteBuffer.wrap(record);
         view.put(0, TransportReceiverMain.START).putLong(1, System.nanoTime());
@@ -127,12 +125,11 @@ public final class MultiRouteComparison {
         while (System.nanoTime() < end) {
             view.putLong(1, System.nanoTime());
             s.send(0, record, 0, size);
-            if (s.controller() != null && s.controller().lastDecision() != null) {
-                routesSeen.merge(s.controller().lastDecision().routes(), 1, Integer::sum);
+            if (decisions(s) > 0) {
+                routesSeen.merge((int) s.controlGauges().get("batch.routes").getAsDouble(), 1, Integer::sum);
                 if (Boolean.getBoolean("verbose") && System.nanoTime() > nextReport) {
                     nextReport += 500_000_000L;
-                    System.out.println("  " + s.controller().lastDecision().estimate() + " link " + s.controller().monitor().link(null)
-                            + " rate " + (long) s.controller().monitor().eventsPerSecond());
+                    System.out.println("  " + gauges(s));
                 }
             }
         }
@@ -149,5 +146,17 @@ public final class MultiRouteComparison {
         }
         String[] f = line.split(" ");
         return new double[] {Long.parseLong(f[1]) / Double.parseDouble(f[2])};
+    }
+
+    /** The oracle's decisions so far (0 in fixed mode), from the stream's control gauges. */
+    private static long decisions(OutboundStream s) {
+        return (long) s.controlGauges().get("batch.decisions").getAsDouble();
+    }
+
+    /** The stream's control gauges, name=value. */
+    private static String gauges(OutboundStream s) {
+        StringBuilder out = new StringBuilder();
+        s.controlGauges().forEach((name, value) -> out.append(name).append('=').append(value.getAsDouble()).append(' '));
+        return out.toString().trim();
     }
 }

@@ -1,12 +1,12 @@
 package io.jetstream.benchmarks.transport;
 
+import io.jetstream.core.api.ControlListener;
+import io.jetstream.core.api.OutboundStream;
+import io.jetstream.core.api.SequenceStore;
+import io.jetstream.core.api.Transport;
+import io.jetstream.core.api.TransportSettings;
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
-import io.jetstream.core.transport.ControlListener;
-import io.jetstream.core.transport.OutboundStream;
-import io.jetstream.core.transport.SequenceStore;
-import io.jetstream.core.transport.TransportSettings;
-import io.jetstream.core.transport.netty.NettyTransport;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -60,8 +60,8 @@ public class OfferBenchmark {
     public int perSend;
 
     private Path rings;
-    private NettyTransport receiving;
-    private NettyTransport sending;
+    private Transport receiving;
+    private Transport sending;
     private OutboundStream stream;
     private byte[] record;
     private int inSend;
@@ -74,10 +74,10 @@ public class OfferBenchmark {
         raw.put("jetstream.transport.ring.enabled", path.equals("ring"));
         raw.put("jetstream.ring.directory", rings.toString());
         TransportSettings settings = TransportSettings.from(JetStreamConfig.load(ConfigScope.STORM, raw, TransportSettings.GROUPS));
-        receiving = new NettyTransport(settings, "bench-receiver");
+        receiving = Transport.start(settings, "bench-receiver");
         int port = receiving.bind(0, (key, sequence, batch) -> delivered.addAndGet(batch.count()), target -> true,
                 SequenceStore.inMemory()).localAddress().getPort();
-        sending = new NettyTransport(settings, "bench-sender");
+        sending = Transport.start(settings, "bench-sender");
         stream = sending.openSender("offer", new InetSocketAddress("127.0.0.1", port), ControlListener.NONE);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!stream.isReady()) {

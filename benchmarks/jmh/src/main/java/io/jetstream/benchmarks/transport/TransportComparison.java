@@ -2,14 +2,14 @@ package io.jetstream.benchmarks.transport;
 
 import io.jetstream.benchmarks.PeerProcess;
 import io.jetstream.benchmarks.model.ShapedLink;
-import io.jetstream.core.batch.BatchOptions;
+import io.jetstream.core.api.BatchOptions;
+import io.jetstream.core.api.ControlListener;
+import io.jetstream.core.api.OutboundStream;
+import io.jetstream.core.api.Transport;
+import io.jetstream.core.api.TransportOptions;
+import io.jetstream.core.api.TransportSettings;
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
-import io.jetstream.core.transport.ControlListener;
-import io.jetstream.core.transport.TransportOptions;
-import io.jetstream.core.transport.TransportSettings;
-import io.jetstream.core.transport.netty.NettyTransport;
-import io.jetstream.core.transport.netty.StreamSender;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -230,8 +230,8 @@ public final class TransportComparison {
         raw.putAll(options);
         TransportSettings settings = TransportSettings.from(
                 JetStreamConfig.load(ConfigScope.STORM, raw, TransportSettings.GROUPS));
-        NettyTransport transport = new NettyTransport(settings, "bench-sender");
-        StreamSender sender = transport.openSender(streamId, address, ControlListener.NONE);
+        Transport transport = Transport.start(settings, "bench-sender");
+        OutboundStream sender = transport.openSender(streamId, address, ControlListener.NONE);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!sender.isReady()) {
             if (System.nanoTime() > deadline) {
@@ -253,9 +253,8 @@ public final class TransportComparison {
 
             @Override
             public String state() {
-                return sender.outputBufferBytes().isPresent()
-                        ? "output buffer " + sender.outputBufferBytes().getAsInt() + " B"
-                        : "";
+                double outputBuffer = sender.controlGauges().get("qos.output-buffer-bytes").getAsDouble();
+                return Double.isNaN(outputBuffer) ? "" : "output buffer " + (long) outputBuffer + " B";
             }
 
             @Override

@@ -1,12 +1,12 @@
 package io.jetstream.benchmarks.transport;
 
-import io.jetstream.core.batch.BatchOptions;
+import io.jetstream.core.api.BatchOptions;
+import io.jetstream.core.api.SequenceStore;
+import io.jetstream.core.api.Transport;
+import io.jetstream.core.api.TransportOptions;
+import io.jetstream.core.api.TransportSettings;
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
-import io.jetstream.core.transport.SequenceStore;
-import io.jetstream.core.transport.TransportOptions;
-import io.jetstream.core.transport.TransportSettings;
-import io.jetstream.core.transport.netty.NettyTransport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -97,7 +97,7 @@ public final class TransportReceiverMain {
         Stats jet = new Stats();
         TransportSettings settings = TransportSettings.from(JetStreamConfig.load(ConfigScope.STORM,
                 Map.of("jetstream.transport.bind-address", bind, "jetstream.transport.ring.enabled", false), TransportSettings.GROUPS));
-        NettyTransport transport = new NettyTransport(settings, "bench-receiver");
+        Transport transport = Transport.start(settings, "bench-receiver");
         int jetPort = transport.bind(0, (stream, sequence, records) -> records.forEach((target, buffer, offset, length) ->
                 jet.onRecord(buffer.getByte(offset), buffer.getLong(offset + 1, ByteOrder.BIG_ENDIAN))),
                 t -> true, SequenceStore.inMemory()).localAddress().getPort();

@@ -1,6 +1,6 @@
 package io.jetstream.benchmarks.scheduler;
 
-import io.jetstream.core.plot.Chart;
+import io.jetstream.harness.plot.Figure;
 import io.jetstream.scheduler.storm.JetStreamScheduler;
 import io.jetstream.scheduler.traffic.DirectoryTrafficStore;
 import io.jetstream.scheduler.traffic.TaskTraffic;
@@ -553,15 +553,15 @@ public final class SchedulerEvaluation {
         double[] spreads = {0.5, 1.0, 2.0};
         double[] factors = {0.05, 0.15, 0.3, 0.6, 0.95};
         int draws = Math.min(rateDraws, 2);
-        List<Chart.Panel> panels = new ArrayList<>();
+        List<Figure> panels = new ArrayList<>();
         System.out.println();
         System.out.println("## Trade-off: mean over families, clusters and " + draws + " rate models (x = max/mean node load, "
                 + "y = inter-node traffic / even); rate spread 0.5, 1 (default), 2; balance factor 0.05, 0.15 (default), 0.3, 0.6, 0.95");
         for (TopologyFamilies.Grouping kind : TopologyFamilies.Grouping.values()) {
-            Chart.Panel unknown = new Chart.Panel(name(kind) + ", rates unknown", "max/mean node load",
-                    "inter-node traffic / even", false);
-            Chart.Panel measured = new Chart.Panel(name(kind) + ", rates measured", "max/mean node load",
-                    "inter-node traffic / even", false);
+            Figure unknown = Figure.of(name(kind) + ", rates unknown", "max/mean node load (1 = balanced)",
+                    "inter-node traffic (Storm's even scheduler = 1)", false, false);
+            Figure measured = Figure.of(name(kind) + ", rates measured", "max/mean node load (1 = balanced)",
+                    "inter-node traffic (Storm's even scheduler = 1)", false, false);
             double[][] robust = new double[2][spreads.length];
             for (int i = 0; i < spreads.length; i++) {
                 double[] p = tradeOffPoint(kind, Map.of("jetstream.scheduler.structure.rate-spread", spreads[i]), trafficDir,
@@ -591,16 +591,15 @@ public final class SchedulerEvaluation {
             System.out.printf("- %s, rates measured, JetStream online: %s%n", name(kind), points(online[0], online[1]));
             for (String stock : STOCK) {
                 double[] r = tradeOffPoint(kind, Map.of(), trafficDir, draws, false, stock);
-                // A point: a short horizontal tick at the scheduler's (load, traffic).
-                for (Chart.Panel panel : List.of(unknown, measured)) {
-                    panel.line(stock + " scheduler", new double[] {r[1] - 0.02, r[1] + 0.02}, new double[] {r[0], r[0]});
+                for (Figure panel : List.of(unknown, measured)) {
+                    panel.point(stock + " scheduler", r[1], r[0]);
                 }
                 System.out.printf("- %s, %s scheduler: (%.2f, %.2f)%n", name(kind), stock, r[1], r[0]);
             }
             panels.add(unknown);
             panels.add(measured);
         }
-        Chart.write("scheduler-tradeoff.png", 2, panels);
+        System.out.println("figure: " + Figure.write("scheduler-tradeoff.png", 2, panels));
     }
 
     private static double[] tradeOffPoint(TopologyFamilies.Grouping kind, Map<String, Object> options, Path trafficDir,

@@ -1,6 +1,6 @@
 package io.jetstream.jstorm.transport;
 
-import io.jetstream.core.metrics.TrafficMeter;
+import io.jetstream.core.api.TrafficMeter;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**

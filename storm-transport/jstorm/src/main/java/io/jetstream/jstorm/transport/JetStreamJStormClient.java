@@ -3,10 +3,9 @@ package io.jetstream.jstorm.transport;
 import backtype.storm.messaging.IConnection;
 import backtype.storm.messaging.TaskMessage;
 import backtype.storm.utils.DisruptorQueue;
-import io.jetstream.core.transport.ControlListener;
-import io.jetstream.core.transport.OutboundStream;
-import io.jetstream.core.transport.netty.NettyTransport;
-import io.jetstream.core.transport.netty.StreamSender;
+import io.jetstream.core.api.ControlListener;
+import io.jetstream.core.api.OutboundStream;
+import io.jetstream.core.api.Transport;
 import io.jetstream.jstorm.transport.JetStreamJStormOptions.SendFlush;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -33,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * worker's tuples to one receiver in one ordered stream. The producer that leaves the monitor with
  * nobody else waiting for it ends the burst. With {@code jetstream.jstorm.send-flush: each-send-on-ring}
  * (the default) what the burst handed over leaves at once as one batch ({@link OutboundStream#flush})
- * while the receiver's shared-memory ring carries the stream ({@link StreamSender#carriedByRing}: a ring
+ * while the receiver's shared-memory ring carries the stream ({@link OutboundStream#carriedByRing}: a ring
  * batch costs a claim, a copy and at most a wake-up, and JStorm has batched the tuples per target task
  * already); over TCP, where every batch is acknowledged, the stream's flush policy is told
  * ({@link OutboundStream#endOfSend}) and gathers what its deadline brings. {@code each-send} and
@@ -53,7 +52,7 @@ final class JetStreamJStormClient implements IConnection {
     private static final byte[] EMPTY = new byte[0];
     private static final long LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-    private final StreamSender stream;
+    private final OutboundStream stream;
     private final InetSocketAddress remote;
     private final JStormTransportMeters meters;
     private final long sendWaitNanos;
@@ -71,7 +70,7 @@ final class JetStreamJStormClient implements IConnection {
     private long sendDeadline;
     private long lastDropLogNanos;
 
-    JetStreamJStormClient(NettyTransport transport, String streamId, InetSocketAddress remote, JStormTransportMeters meters,
+    JetStreamJStormClient(Transport transport, String streamId, InetSocketAddress remote, JStormTransportMeters meters,
             long sendWaitNanos, SendFlush sendFlush, JetStreamJStormContext context) {
         this.sendFlush = sendFlush;
         this.remote = remote;
@@ -220,7 +219,7 @@ final class JetStreamJStormClient implements IConnection {
      */
     private void endOfBurst() {
         if (producers.get() == 0 && !closed) {
-            if (sendFlush == SendFlush.EACH_SEND || sendFlush == SendFlush.EACH_SEND_ON_RING && stream.carriedByRing()) {
+            if (sendFlush == SendFlush.EACH_SEND || sendFlush == SendFlush.EACH_SEND_ON_RING && stream.carriedBySharedMemory()) {
                 stream.flush();
             } else {
                 stream.endOfSend();
@@ -272,7 +271,7 @@ final class JetStreamJStormClient implements IConnection {
     }
 
     /** The JetStream stream underneath (tests, metrics). */
-    StreamSender stream() {
+    OutboundStream stream() {
         return stream;
     }
 

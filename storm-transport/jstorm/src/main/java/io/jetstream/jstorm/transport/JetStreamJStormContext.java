@@ -3,13 +3,13 @@ package io.jetstream.jstorm.transport;
 import backtype.storm.messaging.IConnection;
 import backtype.storm.messaging.IContext;
 import backtype.storm.utils.DisruptorQueue;
-import io.jetstream.core.batch.BatchOptions;
+import io.jetstream.core.api.BatchOptions;
+import io.jetstream.core.api.TrafficMeter;
+import io.jetstream.core.api.Transport;
+import io.jetstream.core.api.TransportOptions;
+import io.jetstream.core.api.TransportSettings;
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
-import io.jetstream.core.metrics.TrafficMeter;
-import io.jetstream.core.transport.TransportOptions;
-import io.jetstream.core.transport.TransportSettings;
-import io.jetstream.core.transport.netty.NettyTransport;
 import io.jetstream.jstorm.transport.JetStreamJStormOptions.DataPath;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
  * of per-task receive queues (which its tasks fill after the bind) and its control queue, and
  * connects one client per remote worker. With {@code jetstream.jstorm.data-path: jetstream} (the
  * default) both are jetstream-core's transport, reached through its stream API: the server is a
- * {@link io.jetstream.core.transport.netty.StreamReceiver} ({@link JetStreamJStormServer}), each
- * client an {@link io.jetstream.core.transport.OutboundStream} ({@link JetStreamJStormClient}).
+ * {@link io.jetstream.core.api.InboundEndpoint} ({@link JetStreamJStormServer}), each
+ * client an {@link io.jetstream.core.api.OutboundStream} ({@link JetStreamJStormClient}).
  * Workers on one host exchange batches through the receiving worker's shared-memory ring, others
  * over adaptively batched TCP; the adapter only translates JStorm's calls. What crossed is counted
  * in {@link #meters()} and, for the whole worker process, {@link JStormTransportMeters#PROCESS} and
@@ -60,7 +60,7 @@ public class JetStreamJStormContext implements IContext {
     private long sendWaitNanos;
     private JetStreamJStormOptions.SendFlush sendFlush;
     private long deliverWaitNanos;
-    private NettyTransport transport;
+    private Transport transport;
     private boolean terminated;
 
     /** What JetStream carried in this worker process, over every context (a bolt may read it). */
@@ -149,14 +149,14 @@ public class JetStreamJStormContext implements IContext {
      * worker's host and port (a worker binds before it connects), so that a worker restarted on the
      * same slot is the same sending peer to its receivers.
      */
-    private synchronized NettyTransport transport(int boundPort) {
+    private synchronized Transport transport(int boundPort) {
         if (terminated) {
             throw new IllegalStateException("JetStreamJStormContext used after term()");
         }
         if (transport == null) {
             String peer = hostName() + (boundPort > 0 ? ":" + boundPort
                     : "#" + ProcessHandle.current().pid() + "-" + System.identityHashCode(this));
-            transport = new NettyTransport(settings, peer);
+            transport = Transport.start(settings, peer);
         }
         return transport;
     }
@@ -187,7 +187,7 @@ public class JetStreamJStormContext implements IContext {
             LOG.info("JetStream JStorm transport (jstorm-netty data path) terminated: {}", meters);
             return;
         }
-        NettyTransport t;
+        Transport t;
         synchronized (this) {
             terminated = true;
             t = transport;

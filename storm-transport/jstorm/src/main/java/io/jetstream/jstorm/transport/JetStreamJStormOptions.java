@@ -1,8 +1,8 @@
 package io.jetstream.jstorm.transport;
 
+import io.jetstream.core.api.TransportSettings;
 import io.jetstream.core.config.ConfigOption;
 import io.jetstream.core.config.OptionGroup;
-import io.jetstream.core.transport.TransportSettings;
 import java.util.Arrays;
 import java.util.List;
 

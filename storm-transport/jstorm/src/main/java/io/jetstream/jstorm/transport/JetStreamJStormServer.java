@@ -4,12 +4,12 @@ import backtype.storm.messaging.IConnection;
 import backtype.storm.messaging.TaskMessage;
 import backtype.storm.utils.DisruptorQueue;
 import backtype.storm.utils.DisruptorQueueImpl;
-import io.jetstream.core.transport.DeliveryHandler;
-import io.jetstream.core.transport.RecordConsumer;
-import io.jetstream.core.transport.SequenceStore;
-import io.jetstream.core.transport.StreamKey;
-import io.jetstream.core.transport.netty.NettyTransport;
-import io.jetstream.core.transport.netty.StreamReceiver;
+import io.jetstream.core.api.DeliveryHandler;
+import io.jetstream.core.api.InboundEndpoint;
+import io.jetstream.core.api.RecordConsumer;
+import io.jetstream.core.api.SequenceStore;
+import io.jetstream.core.api.StreamKey;
+import io.jetstream.core.api.Transport;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
 import shade.storm.com.lmax.disruptor.InsufficientCapacityException;
 
 /**
- * A JStorm worker's bound server: a JetStream {@link StreamReceiver} whose records reach the worker
+ * A JStorm worker's bound server: a JetStream {@link InboundEndpoint} whose records reach the worker
  * as JStorm's own server delivers them ({@code NettyServer.enqueue}, 2.2.1): a normal tuple's payload
  * into its task's receive queue (the worker's live map, which its tasks fill after the bind, or
  * {@link #registerQueue}), a control message as a {@link TaskMessage} into the worker's control
@@ -55,7 +55,7 @@ final class JetStreamJStormServer implements IConnection {
     /** Every open server of this JVM, for {@link JetStreamJStormContext#processTotals()}. */
     static final List<JetStreamJStormServer> OPEN = new CopyOnWriteArrayList<>();
 
-    private final StreamReceiver receiver;
+    private final InboundEndpoint receiver;
     private final int port;
     private final ConcurrentHashMap<Integer, DisruptorQueue> queues;
     private final DisruptorQueue controlQueue;
@@ -67,7 +67,7 @@ final class JetStreamJStormServer implements IConnection {
     private volatile boolean closed;
     private volatile long lastLogNanos;
 
-    JetStreamJStormServer(NettyTransport transport, int port, ConcurrentHashMap<Integer, DisruptorQueue> queues,
+    JetStreamJStormServer(Transport transport, int port, ConcurrentHashMap<Integer, DisruptorQueue> queues,
             DisruptorQueue controlQueue, boolean startReceiving, Set<Integer> workerTasks, JStormTransportMeters meters,
             long deliverWaitNanos, JetStreamJStormContext context) {
         this.queues = queues == null ? new ConcurrentHashMap<>() : queues;
@@ -351,7 +351,7 @@ final class JetStreamJStormServer implements IConnection {
     }
 
     /** The JetStream receiver underneath (tests, metrics). */
-    StreamReceiver receiver() {
+    InboundEndpoint receiver() {
         return receiver;
     }
 

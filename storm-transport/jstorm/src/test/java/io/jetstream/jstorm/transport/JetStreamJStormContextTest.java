@@ -189,9 +189,9 @@ class JetStreamJStormContextTest {
             JetStreamJStormClient jsClient = (JetStreamJStormClient) client;
             JetStreamJStormServer jsServer = (JetStreamJStormServer) server;
             long[] routes = jsServer.routeBatches();
-            assertEquals(ring, jsClient.stream().ringBatches() > 0, "same-host workers over the ring: " + ring);
+            assertEquals(ring, jsClient.stream().metrics().ringBatches() > 0, "same-host workers over the ring: " + ring);
             assertEquals(ring ? 0 : jsClient.stream().metrics().batchesSent(), routes[1], "TCP batches the receiver saw");
-            assertEquals(ring ? jsClient.stream().ringBatches() : 0, routes[0], "ring batches the receiver saw");
+            assertEquals(ring ? jsClient.stream().metrics().ringBatches() : 0, routes[0], "ring batches the receiver saw");
             assertTrue(jsClient.stream().metrics().batchesSealed() < total, "tuples travelled in batches: "
                     + jsClient.stream().metrics());
             JetStreamJStormContext.ProcessTotals totals = JetStreamJStormContext.processTotals();

@@ -1,9 +1,8 @@
 package io.jetstream.storm.transport;
 
-import io.jetstream.core.transport.ControlListener;
-import io.jetstream.core.transport.OutboundStream;
-import io.jetstream.core.transport.netty.NettyTransport;
-import io.jetstream.core.transport.netty.StreamSender;
+import io.jetstream.core.api.ControlListener;
+import io.jetstream.core.api.OutboundStream;
+import io.jetstream.core.api.Transport;
 import java.net.InetSocketAddress;
 import java.util.Collection;
 import java.util.HashMap;
@@ -46,7 +45,7 @@ final class JetStreamClientConnection extends ConnectionWithStatus implements IS
     private static final Logger LOG = LoggerFactory.getLogger(JetStreamClientConnection.class);
     private static final byte[] EMPTY = new byte[0];
 
-    private final StreamSender stream;
+    private final OutboundStream stream;
     private final InetSocketAddress remote;
     private final TransportMeters meters;
     private final StormMetricRegistry registry;
@@ -63,7 +62,7 @@ final class JetStreamClientConnection extends ConnectionWithStatus implements IS
     private volatile long droppedInSend;
     private long lastDropLogNanos;
 
-    JetStreamClientConnection(NettyTransport transport, String streamId, InetSocketAddress remote, AtomicBoolean[] remoteBpStatus,
+    JetStreamClientConnection(Transport transport, String streamId, InetSocketAddress remote, AtomicBoolean[] remoteBpStatus,
             TransportMeters meters, StormMetricRegistry registry, JetStreamContext.WorkerSettings settings) {
         this.remote = remote;
         this.meters = meters;
@@ -77,12 +76,12 @@ final class JetStreamClientConnection extends ConnectionWithStatus implements IS
             if (settings.sendMetrics()) {
                 gauge("__send-iconnection-reconnects-" + where, () -> stream.metrics().reconnects());
                 gauge("__send-iconnection-sent-" + where, () -> stream.metrics().recordsSealed());
-                gauge("__send-iconnection-pending-" + where, stream::unacknowledgedBatches);
+                gauge("__send-iconnection-pending-" + where, stream::batchesInFlight);
                 gauge("__send-iconnection-lostOnSend-" + where, () -> stream.metrics().recordsDropped() + droppedInSend);
             }
             stream.metrics().snapshot().keySet().forEach(name ->
                     gauge("jetstream.send." + name + "-" + where, () -> stream.metrics().snapshot().get(name)));
-            stream.controlGauges().gauges().forEach((name, value) -> gauge("jetstream.send." + name + "-" + where, value::getAsDouble));
+            stream.controlGauges().forEach((name, value) -> gauge("jetstream.send." + name + "-" + where, value::getAsDouble));
         }
     }
 
@@ -200,7 +199,7 @@ final class JetStreamClientConnection extends ConnectionWithStatus implements IS
     @Override
     public Map<Integer, Load> getLoad(Collection<Integer> tasks) {
         Map<Integer, Double> loads = serverLoad;
-        double connectionLoad = Math.min(1.0, (double) stream.outboxBytes() / Math.max(1, stream.outboxLimitBytes()));
+        double connectionLoad = Math.min(1.0, (double) stream.bufferedBytes() / Math.max(1, stream.bufferLimitBytes()));
         Map<Integer, Load> result = new HashMap<>();
         for (Integer task : tasks) {
             Double load = loads.get(task);
@@ -222,7 +221,7 @@ final class JetStreamClientConnection extends ConnectionWithStatus implements IS
         Map<String, Object> state = new HashMap<>();
         state.put("reconnects", stream.metrics().reconnects());
         state.put("sent", stream.metrics().recordsSealed());
-        state.put("pending", stream.unacknowledgedBatches());
+        state.put("pending", stream.batchesInFlight());
         state.put("lostOnSend", stream.metrics().recordsDropped() + droppedInSend);
         state.put("dest", remote.toString());
         state.put("jetstream", stream.metrics().snapshot());
@@ -230,7 +229,7 @@ final class JetStreamClientConnection extends ConnectionWithStatus implements IS
     }
 
     /** The JetStream stream underneath (tests, metrics). */
-    StreamSender stream() {
+    OutboundStream stream() {
         return stream;
     }
 

@@ -1,11 +1,11 @@
 package io.jetstream.storm.transport;
 
+import io.jetstream.core.api.Transport;
+import io.jetstream.core.api.TransportOptions;
+import io.jetstream.core.api.TransportSettings;
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.InvalidConfigurationException;
 import io.jetstream.core.config.JetStreamConfig;
-import io.jetstream.core.transport.TransportOptions;
-import io.jetstream.core.transport.TransportSettings;
-import io.jetstream.core.transport.netty.NettyTransport;
 import io.jetstream.storm.transport.JetStreamTransportOptions.DataPath;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -36,8 +36,8 @@ import org.slf4j.LoggerFactory;
  * {@link #prepare(Map, StormMetricRegistry)}; the worker then binds one server and connects one client
  * per remote worker. With {@code jetstream.storm.data-path: jetstream} (the default) both are
  * jetstream-core's transport, reached through its stream API: a server is a
- * {@link io.jetstream.core.transport.netty.StreamReceiver}, a client an
- * {@link io.jetstream.core.transport.OutboundStream}. Workers on one host exchange batches through
+ * {@link io.jetstream.core.api.InboundEndpoint}, a client an
+ * {@link io.jetstream.core.api.OutboundStream}. Workers on one host exchange batches through
  * the receiving worker's shared-memory ring, others over adaptively batched TCP; the adapter only
  * translates Storm's calls. With {@code storm-netty} the worker gets Storm's own Netty context,
  * untouched.
@@ -55,7 +55,7 @@ public class JetStreamContext implements IContext {
     private volatile IContext fallback;
     private volatile WorkerSettings settings;
     private StormMetricRegistry metricRegistry;
-    private NettyTransport transport;
+    private Transport transport;
     private boolean terminated;
 
     /** What a worker's connections need, fixed at {@link #prepare}. */
@@ -157,13 +157,13 @@ public class JetStreamContext implements IContext {
      * worker's host and port (a worker binds before it connects), so that a worker restarted on the
      * same slot is the same sending peer to its receivers.
      */
-    private synchronized NettyTransport transport(int boundPort) {
+    private synchronized Transport transport(int boundPort) {
         if (terminated) {
             throw new IllegalStateException("JetStreamContext used after term()");
         }
         if (transport == null) {
             String peer = hostName() + (boundPort > 0 ? ":" + boundPort : "#" + ProcessHandle.current().pid() + "-" + System.identityHashCode(this));
-            transport = new NettyTransport(settings.transport(), peer);
+            transport = Transport.start(settings.transport(), peer);
         }
         return transport;
     }
@@ -188,7 +188,7 @@ public class JetStreamContext implements IContext {
             stock.term();
             return;
         }
-        NettyTransport t;
+        Transport t;
         synchronized (this) {
             terminated = true;
             t = transport;

@@ -1,10 +1,10 @@
 package io.jetstream.storm.transport;
 
-import io.jetstream.core.transport.DeliveryHandler;
-import io.jetstream.core.transport.SequenceStore;
-import io.jetstream.core.transport.StreamKey;
-import io.jetstream.core.transport.netty.NettyTransport;
-import io.jetstream.core.transport.netty.StreamReceiver;
+import io.jetstream.core.api.DeliveryHandler;
+import io.jetstream.core.api.InboundEndpoint;
+import io.jetstream.core.api.SequenceStore;
+import io.jetstream.core.api.StreamKey;
+import io.jetstream.core.api.Transport;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -25,7 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A worker's bound server: a JetStream {@link StreamReceiver} whose batches reach the worker's
+ * A worker's bound server: a JetStream {@link InboundEndpoint} whose batches reach the worker's
  * callback as Storm {@link TaskMessage}s (one {@code recv} per batch, in each sending worker's order),
  * and which broadcasts the worker's load and back-pressure status to the connected clients as
  * CONTROL frames ({@link StormControl}); the connection response goes to every client right after its
@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
 final class JetStreamServerConnection extends ConnectionWithStatus implements IStatefulObject {
     private static final Logger LOG = LoggerFactory.getLogger(JetStreamServerConnection.class);
 
-    private final StreamReceiver receiver;
+    private final InboundEndpoint receiver;
     private final int port;
     private final TransportMeters meters;
     private final StormMetricRegistry registry;
@@ -49,7 +49,7 @@ final class JetStreamServerConnection extends ConnectionWithStatus implements IS
     private final Map<String, AtomicLong> enqueued = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    JetStreamServerConnection(NettyTransport transport, int port, IConnectionCallback callback, Supplier<Object> connectionResponse,
+    JetStreamServerConnection(Transport transport, int port, IConnectionCallback callback, Supplier<Object> connectionResponse,
             TransportMeters meters, StormMetricRegistry registry, JetStreamContext.WorkerSettings settings) {
         this.meters = meters;
         this.registry = registry;
@@ -141,7 +141,7 @@ final class JetStreamServerConnection extends ConnectionWithStatus implements IS
     }
 
     /** The JetStream receiver underneath (tests, metrics). */
-    StreamReceiver receiver() {
+    InboundEndpoint receiver() {
         return receiver;
     }
 

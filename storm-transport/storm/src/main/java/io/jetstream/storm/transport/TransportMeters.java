@@ -1,6 +1,6 @@
 package io.jetstream.storm.transport;
 
-import io.jetstream.core.metrics.TrafficMeter;
+import io.jetstream.core.api.TrafficMeter;
 import org.apache.storm.metrics2.StormMetricRegistry;
 
 /**

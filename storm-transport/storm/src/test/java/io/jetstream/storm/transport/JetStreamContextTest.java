@@ -91,9 +91,9 @@ class JetStreamContextTest {
             }
             assertEquals(count, context.meters().sent().records());
             assertEquals(count, context.meters().received().records());
-            io.jetstream.core.transport.netty.StreamSender stream = ((JetStreamClientConnection) client).stream();
+            io.jetstream.core.api.OutboundStream stream = ((JetStreamClientConnection) client).stream();
             assertEquals(count, stream.metrics().recordsSealed(), "JetStream's stream carried every message");
-            assertEquals(ring, stream.ringBatches() > 0, "same-host workers over the ring: " + ring + ", " + stream.metrics());
+            assertEquals(ring, stream.metrics().ringBatches() > 0, "same-host workers over the ring: " + ring + ", " + stream.metrics());
             assertEquals(ring ? stream.metrics().batchesSent() : 0,
                     ((JetStreamServerConnection) server).receiver().metrics().ringBatches(), "the receiver saw the same path");
             assertTrue(context.meters().received().batches() > 0);

@@ -1,6 +1,6 @@
 package io.jetstream.storm.transport.contract;
 
-import io.jetstream.core.transport.protocol.ProtocolDescriptor;
+import io.jetstream.core.internal.transport.protocol.ProtocolDescriptor;
 import io.jetstream.storm.transport.JetStreamContext;
 import java.nio.ByteBuffer;
 import java.time.Duration;

@@ -1,0 +1,57 @@
+package io.jetstream.core.internal.transport.netty;
+
+import io.jetstream.core.api.ControlListener;
+import io.jetstream.core.internal.transport.journal.DurableJournal;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A durable sending process for the kill tests: opens stream "s" as peer "durable-sender" in
+ * durable mode, asks its journal where it stopped (the last record made durable, whose payload
+ * starts with its index) and sends the records after it up to a total, then waits until the
+ * receiver acknowledged everything and exits 0. Killed with SIGKILL mid-stream by the tests, it is
+ * started again with the same arguments.
+ *
+ * <p>Arguments: receiver port, journal directory, total records, pause in µs per 100 records, then
+ * transport options as key=value (relative to {@code jetstream.}). Prints {@code READY <next index>}.
+ */
+public final class SenderProcessMain {
+    public static void main(String[] args) throws Exception {
+        int port = Integer.parseInt(args[0]);
+        String journal = args[1];
+        long total = Long.parseLong(args[2]);
+        long pauseMicros = Long.parseLong(args[3]);
+        Map<String, Object> options = new HashMap<>();
+        options.put("transport.reliability", "durable");
+        options.put("transport.journal.dir", journal);
+        for (int i = 4; i < args.length; i++) {
+            String[] kv = args[i].split("=", 2);
+            options.put(kv[0], kv[1]);
+        }
+        try (NettyTransport t = new NettyTransport(TransportTestSupport.settings(options), "durable-sender")) {
+            StreamSender s = t.openSender("s", new InetSocketAddress("127.0.0.1", port), ControlListener.NONE);
+            DurableJournal.Recovery recovery = s.journalRecovery();
+            long next = recovery.lastRecord() == null ? 0 : ByteBuffer.wrap(recovery.lastRecord()).getLong() + 1;
+            System.out.println("READY " + next);
+            System.out.flush();
+            for (long i = next; i < total; i++) {
+                byte[] r = TransportTestSupport.record(i, 64);
+                s.send(0, r, 0, r.length);
+                if (i % 100 == 0) {
+                    LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(pauseMicros));
+                }
+            }
+            s.flush();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (s.batchesInFlight() > 0 && System.nanoTime() < deadline) {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+            }
+            System.out.println("DONE unacknowledged=" + s.batchesInFlight() + " " + s.metrics());
+            System.exit(s.batchesInFlight() == 0 ? 0 : 3);
+        }
+    }
+}
