@@ -17,6 +17,7 @@ import io.jetstream.scheduler.placement.TaskGraph;
 import io.jetstream.scheduler.traffic.TrafficSnapshot;
 import io.jetstream.scheduler.traffic.TrafficStore;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -77,6 +78,7 @@ public class JetStreamScheduler implements IScheduler {
     private long windowMillis;
     private Meter placements;
     private Meter rebalances;
+    private Meter fallbacks;
     private Timer planning;
     private volatile double lastInterNodeFraction = Double.NaN;
     private volatile double lastNodeImbalance = Double.NaN;
@@ -110,6 +112,7 @@ public class JetStreamScheduler implements IScheduler {
         StormMetricsRegistry registry = metricsRegistry == null ? new StormMetricsRegistry() : metricsRegistry;
         placements = registry.registerMeter("jetstream-scheduler:placements");
         rebalances = registry.registerMeter("jetstream-scheduler:rebalances");
+        fallbacks = registry.registerMeter("jetstream-scheduler:even-scheduler-fallbacks");
         planning = registry.registerTimer("jetstream-scheduler:planning-time");
         registry.registerGauge("jetstream-scheduler:last-inter-node-traffic-fraction", () -> lastInterNodeFraction);
         registry.registerGauge("jetstream-scheduler:last-max-node-load", () -> lastNodeImbalance);
@@ -130,11 +133,15 @@ public class JetStreamScheduler implements IScheduler {
         Set<String> handled = new HashSet<>();
         for (TopologyDetails topology : cluster.needsSchedulingTopologies()) {
             handled.add(topology.getId());
-            SchedulerAssignment existing = cluster.getAssignmentById(topology.getId());
-            if (existing == null || existing.getExecutorToSlot().isEmpty()) {
-                placeWhole(topology, cluster, initialGraph(topology, now), now);
-            } else {
-                placeLostExecutors(topology, cluster, existing, now);
+            try {
+                SchedulerAssignment existing = cluster.getAssignmentById(topology.getId());
+                if (existing == null || existing.getExecutorToSlot().isEmpty()) {
+                    placeWhole(topology, cluster, initialGraph(topology, now), now);
+                } else {
+                    placeLostExecutors(topology, cluster, existing, now);
+                }
+            } catch (RuntimeException e) {
+                fallBackToEvenScheduling(topology, cluster, "placing", e);
             }
         }
         if (mode == JetStreamSchedulerOptions.Mode.ONLINE && trafficStore != null) {
@@ -142,14 +149,65 @@ public class JetStreamScheduler implements IScheduler {
             for (TopologyDetails topology : topologies.getTopologies()) {
                 live.add(topology.getId());
                 if (!handled.contains(topology.getId())) {
-                    considerRebalance(topology, cluster, now);
+                    try {
+                        considerRebalance(topology, cluster, now);
+                    } catch (RuntimeException e) {
+                        fallBackToEvenScheduling(topology, cluster, "the online check of", e);
+                    }
                 }
             }
-            trafficStore.prune(live);
+            try {
+                trafficStore.prune(live);
+            } catch (RuntimeException e) {
+                LOG.warn("Cannot prune the traffic records of removed topologies in {}: {}", trafficStore.location(),
+                        e.toString());
+            }
         }
         placedAtMillis.keySet().retainAll(idsOf(topologies));
         lastStatus.keySet().retainAll(idsOf(topologies));
         lastAction.keySet().retainAll(idsOf(topologies));
+    }
+
+    /**
+     * Nimbus halts its JVM on any exception out of {@code schedule}: a failure to plan one topology is
+     * logged with its cause, the topology keeps what it has and whatever it lacks is placed by Storm's
+     * even scheduler, and the status says so. The other topologies are not affected.
+     */
+    private void fallBackToEvenScheduling(TopologyDetails topology, Cluster cluster, String what, RuntimeException e) {
+        fallbacks.mark();
+        LOG.error("Topology {}: JetStream scheduler failed {} it; Storm's even scheduler places what is unassigned",
+                topology.getId(), what, e);
+        String cause = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+        if (cluster.needsScheduling(topology)) {
+            dealEvenly(topology, cluster);
+            setAction(cluster, topology.getId(), STATUS_PREFIX + " placed by Storm's even scheduler after " + what
+                    + " it failed: " + cause);
+        } else {
+            setStatus(cluster, topology.getId(), lastAction.getOrDefault(topology.getId(), STATUS_PREFIX
+                    + " placed before this Nimbus started") + " | online check failed, placement kept: " + cause);
+        }
+    }
+
+    /**
+     * Storm's even placement of one topology's unassigned executors, dealt round-robin over the free slots
+     * its even scheduler would take ({@link EvenScheduler#scheduleTopologiesEvenly} would place every
+     * topology that needs it, not just this one).
+     */
+    private static void dealEvenly(TopologyDetails topology, Cluster cluster) {
+        List<ExecutorDetails> unassigned = new ArrayList<>(cluster.getUnassignedExecutors(topology));
+        SchedulerAssignment existing = cluster.getAssignmentById(topology.getId());
+        int assignedWorkers = existing == null ? 0 : existing.getSlots().size();
+        List<WorkerSlot> free = EvenScheduler.sortSlots(cluster.getAvailableSlots());
+        int workers = Math.min(Math.max(1, topology.getNumWorkers() - assignedWorkers), free.size());
+        if (unassigned.isEmpty() || workers == 0) {
+            return;
+        }
+        unassigned.sort(Comparator.comparingInt(ExecutorDetails::getStartTask));
+        Map<WorkerSlot, List<ExecutorDetails>> dealt = new LinkedHashMap<>();
+        for (int i = 0; i < unassigned.size(); i++) {
+            dealt.computeIfAbsent(free.get(i % workers), k -> new ArrayList<>()).add(unassigned.get(i));
+        }
+        dealt.forEach((slot, executors) -> cluster.assign(slot, topology.getId(), executors));
     }
 
     private static Set<String> idsOf(Topologies topologies) {

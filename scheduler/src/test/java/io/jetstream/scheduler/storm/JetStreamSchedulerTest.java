@@ -271,6 +271,41 @@ class JetStreamSchedulerTest {
         assertTrue(status.contains("0 free slots"), status);
     }
 
+    /**
+     * Nimbus halts its JVM on any exception out of a scheduler: a topology the planner fails on (here its
+     * structure cannot be read the first time) is placed by Storm's even scheduler instead, its status names the cause,
+     * and the other topologies are placed as usual.
+     */
+    @Test
+    void aTopologyThePlannerFailsOnIsPlacedByTheEvenSchedulerAndItsStatusNamesTheCause() {
+        TopologyDetails healthy = topology("t-1", 2, conf());
+        TopologyDetails unreadable = new TopologyDetails("t-2", conf(), healthy.getTopology(), 2,
+                healthy.getExecutorToComponent(), 0, "user") {
+            private boolean failed;
+
+            @Override
+            public StormTopology getTopology() {
+                if (!failed) { // once: Storm's own Cluster.assign reads the structure too
+                    failed = true;
+                    throw new IllegalStateException("structure unreadable");
+                }
+                return super.getTopology();
+            }
+        };
+
+        Cluster cluster = scheduleWith(new JetStreamScheduler(), 2, 2, unreadable, healthy);
+
+        assertTrue(cluster.getUnassignedExecutors(unreadable).isEmpty(),
+                "unassigned: " + cluster.getUnassignedExecutors(unreadable));
+        assertEquals(2, cluster.getAssignmentById("t-2").getSlots().size());
+        String status = cluster.getStatusMap().get("t-2");
+        assertTrue(status.startsWith(JetStreamScheduler.STATUS_PREFIX + " placed by Storm's even scheduler after placing "
+                + "it failed: IllegalStateException: structure unreadable"), status);
+        assertTrue(cluster.getUnassignedExecutors(healthy).isEmpty());
+        assertTrue(cluster.getStatusMap().get("t-1").startsWith(JetStreamScheduler.STATUS_PREFIX + " fully scheduled"),
+                cluster.getStatusMap().get("t-1"));
+    }
+
     @Test
     void fewerFreeSlotsThanRequestedIsSaidInTheStatus() {
         TopologyDetails t = topology("t-1", 4, conf());
