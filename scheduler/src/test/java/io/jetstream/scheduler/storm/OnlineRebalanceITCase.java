@@ -1,10 +1,12 @@
 package io.jetstream.scheduler.storm;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -172,11 +174,8 @@ class OnlineRebalanceITCase {
     /** Waits, at most {@code seconds}, until tuples arrive from the other worker. */
     private static void awaitRemoteTraffic(int seconds) {
         REMOTE.set(0);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (REMOTE.get() == 0) {
-            assertTrue(System.nanoTime() < deadline, "no tuple crossed between the workers within " + seconds + " s");
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
-        }
+        await("a tuple crossing between the workers").atMost(Duration.ofSeconds(seconds))
+                .pollInterval(Duration.ofMillis(50)).until(() -> REMOTE.get() > 0);
     }
 
     private static Map<Integer, String> workers(TopologyInfo info) {
@@ -195,21 +194,15 @@ class OnlineRebalanceITCase {
     }
 
     private static TopologyInfo awaitRunning(LocalCluster cluster, String id, String status,
-            Predicate<TopologyInfo> placement) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (true) {
-            TopologyInfo info = cluster.getTopologyInfo(id);
-            boolean placed = info.is_set_sched_status() && info.get_sched_status().contains(status);
-            boolean running = !info.get_executors().isEmpty()
-                    && info.get_executors().stream().allMatch(e -> e.get_uptime_secs() > 0);
-            if (placed && running && placement.test(info)) {
-                return info;
-            }
-            assertTrue(System.nanoTime() < deadline,
-                    "no '" + status + "' with running executors in time; status: " + info.get_sched_status()
-                            + ", placement " + workers(info));
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(250));
-        }
+            Predicate<TopologyInfo> placement) {
+        return await("'" + status + "' with running executors").atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(250))
+                .until(() -> cluster.getTopologyInfo(id), info -> {
+                    boolean placed = info.is_set_sched_status() && info.get_sched_status().contains(status);
+                    boolean running = !info.get_executors().isEmpty()
+                            && info.get_executors().stream().allMatch(e -> e.get_uptime_secs() > 0);
+                    return placed && running && placement.test(info);
+                });
     }
 
     /** Emits about 2,000 tuples a second. */

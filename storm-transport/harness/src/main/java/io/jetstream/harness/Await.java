@@ -1,32 +1,31 @@
 package io.jetstream.harness;
 
+import static org.awaitility.Awaitility.await;
+
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * Waiting on conditions in tests: polls every millisecond up to a deadline and fails with what was
- * awaited and the state seen last. Nothing here sleeps for a fixed time; a condition that holds at
- * once returns at once.
+ * Waiting on conditions in tests and benchmarks, on Awaitility: polls every millisecond in the calling
+ * thread up to a deadline and fails with what was awaited and the state seen last. Nothing here sleeps
+ * for a fixed time; a condition that holds at once returns at once.
  *
  * <p>Stateless and thread-safe.
  */
 public final class Await {
-    private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final Duration POLL = Duration.ofMillis(1);
 
     private Await() {}
 
-    /** Returns as soon as {@code condition} holds; fails after {@code timeout}. */
+    /** Returns as soon as {@code condition} holds; fails after {@code timeout} with {@code state}. */
     public static void until(String what, Duration timeout, BooleanSupplier condition, Supplier<String> state) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline >= 0) {
-                throw new AssertionError("timed out after " + timeout.toMillis() + " ms waiting for " + what + ": " + state.get());
-            }
-            LockSupport.parkNanos(POLL_NANOS);
-        }
+        await(what).pollInSameThread().pollDelay(Duration.ZERO).pollInterval(POLL).atMost(timeout)
+                .untilAsserted(() -> {
+                    if (!condition.getAsBoolean()) {
+                        throw new AssertionError(state.get());
+                    }
+                });
     }
 
     public static void until(String what, Duration timeout, BooleanSupplier condition) {
@@ -38,12 +37,15 @@ public final class Await {
      * for "never" properties, which a test can only watch for a bounded time.
      */
     public static void holdsFor(String what, Duration window, BooleanSupplier invariant, Supplier<String> state) {
-        long end = System.nanoTime() + window.toNanos();
-        do {
-            if (!invariant.getAsBoolean()) {
-                throw new AssertionError("violated: " + what + ": " + state.get());
-            }
-            LockSupport.parkNanos(POLL_NANOS);
-        } while (System.nanoTime() - end < 0);
+        if (!invariant.getAsBoolean()) {
+            throw new AssertionError("violated: " + what + ": " + state.get());
+        }
+        await(what).pollInSameThread().pollDelay(Duration.ZERO).pollInterval(POLL).during(window)
+                .atMost(window.plusSeconds(5)).until(() -> {
+                    if (!invariant.getAsBoolean()) {
+                        throw new AssertionError("violated: " + what + ": " + state.get());
+                    }
+                    return true;
+                });
     }
 }

@@ -1,5 +1,6 @@
 package io.jetstream.jstorm.transport;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -20,6 +21,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -77,11 +79,8 @@ class JetStreamJStormContextTest {
     }
 
     private static void awaitAvailable(IConnection client) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!client.available()) {
-            assertTrue(System.nanoTime() < deadline, "client never became available");
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
-        }
+        await("client available").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(2))
+                .until(client::available);
     }
 
     /** Consumes as a JStorm executor does (consumeBatchWhenAvailable, which also drains the overflow cache first). */
@@ -204,12 +203,10 @@ class JetStreamJStormContextTest {
         }
         assertTrue(client.isClosed() && server.isClosed());
         // term() leaves no thread, socket or shared-memory file behind.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        Set<String> left;
-        while (!(left = leftOver(jetstreamThreads(), threadsBefore)).isEmpty() && System.nanoTime() < deadline) {
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
-        }
-        assertEquals(Set.of(), left, "JetStream threads left after term()");
+        // Polled in this thread: Awaitility's own thread would be named after the alias.
+        await("no JetStream thread left after term()").pollInSameThread().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> leftOver(jetstreamThreads(), threadsBefore), Set::isEmpty);
         try (Stream<Path> files = Files.exists(ringDirectory) ? Files.walk(ringDirectory).filter(Files::isRegularFile) : Stream.empty()) {
             assertEquals(List.of(), files.toList(), "ring files left after term()");
         }

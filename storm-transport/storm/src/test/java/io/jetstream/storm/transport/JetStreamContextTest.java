@@ -1,5 +1,6 @@
 package io.jetstream.storm.transport;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -8,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.jetstream.core.config.InvalidConfigurationException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -15,7 +17,6 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
 import org.apache.storm.Config;
 import org.apache.storm.messaging.ConnectionWithStatus;
 import org.apache.storm.messaging.IConnection;
@@ -80,10 +81,8 @@ class JetStreamContextTest {
                     batch.clear();
                 }
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (received.size() < count && System.nanoTime() < deadline) {
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-            }
+            await("every message received").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5))
+                    .until(() -> received.size() >= count);
             assertEquals(count, received.size());
             for (int i = 0; i < count; i++) {
                 assertEquals("m" + i, new String(received.get(i).message(), StandardCharsets.UTF_8));
@@ -101,11 +100,8 @@ class JetStreamContextTest {
             // The server's connect response (back-pressure off for tasks 1..7) reached the client.
             for (int task = 1; task < remoteBackPressure.length; task++) {
                 AtomicBoolean flag = remoteBackPressure[task];
-                long flagDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (flag.get() && System.nanoTime() < flagDeadline) {
-                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-                }
-                assertEquals(false, flag.get(), "back-pressure flag of task " + task);
+                await("back-pressure flag of task " + task + " cleared").atMost(Duration.ofSeconds(10))
+                        .pollInterval(Duration.ofMillis(5)).until(() -> !flag.get());
             }
         } finally {
             client.close();
@@ -161,10 +157,7 @@ class JetStreamContextTest {
     }
 
     private static void awaitReady(ConnectionWithStatus client) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (client.status() != ConnectionWithStatus.Status.Ready) {
-            assertTrue(System.nanoTime() < deadline, "client never became Ready: " + client.status());
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
-        }
+        await("client Ready").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(10))
+                .until(client::status, status -> status == ConnectionWithStatus.Status.Ready);
     }
 }

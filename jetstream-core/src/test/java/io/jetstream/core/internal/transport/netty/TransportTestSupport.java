@@ -11,13 +11,13 @@ import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import org.awaitility.Awaitility;
 
 /** Helpers of the transport tests: settings from Storm-style keys, records that carry their index. */
 final class TransportTestSupport {
@@ -45,21 +45,12 @@ final class TransportTestSupport {
     }
 
     static void await(String what, long timeoutSeconds, BooleanSupplier condition, java.util.function.Supplier<String> state) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() >= deadline) {
-                throw new AssertionError("timed out after " + timeoutSeconds + " s waiting for " + what + ": " + state.get());
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
-        }
+        Awaitility.await(what).pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2))
+                .atMost(Duration.ofSeconds(timeoutSeconds)).untilAsserted(() -> assertTrue(condition.getAsBoolean(), state));
     }
 
     static void await(String what, long timeoutSeconds, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
-        while (!condition.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "timed out after " + timeoutSeconds + " s waiting for " + what);
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
-        }
+        await(what, timeoutSeconds, condition, () -> "condition still false");
     }
 
     /** Records delivered, as (stream, target, index), checking each payload's bytes. */
