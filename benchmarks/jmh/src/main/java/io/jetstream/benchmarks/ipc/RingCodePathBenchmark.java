@@ -57,8 +57,13 @@ public class RingCodePathBenchmark {
         Path shm = Path.of("/dev/shm");
         dir = Files.createTempDirectory(Files.isDirectory(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir")), "ring-code-path-");
         RingSettings settings = IpcPeerMain.settings(dir, 1 << 22, 1 << 16);
-        consumer = RingConsumer.create(settings, "bench");
-        producer = RingProducer.attach(settings, "bench");
+        try {
+            consumer = RingConsumer.create(settings, "bench");
+            producer = RingProducer.attach(settings, "bench");
+        } catch (RuntimeException | Error e) { // JMH runs no tear-down after a failed set-up: leave nothing in /dev/shm
+            tearDown();
+            throw e;
+        }
         payload = new UnsafeBuffer(new byte[size]);
         sink = blackhole;
     }
@@ -77,8 +82,12 @@ public class RingCodePathBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDown() throws IOException {
-        producer.close();
-        consumer.close();
+        if (producer != null) {
+            producer.close();
+        }
+        if (consumer != null) {
+            consumer.close();
+        }
         try (var files = Files.walk(dir)) {
             files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
