@@ -1,12 +1,12 @@
 package io.jetstream.benchmarks.ipc;
 
+import io.jetstream.benchmarks.netty.NettyEndpoints;
 import io.jetstream.core.ring.RecordHandler;
 import io.jetstream.core.ring.RingConsumer;
 import io.jetstream.core.ring.RingProducer;
 import io.jetstream.core.ring.RingSettings;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
-import io.jetstream.benchmarks.netty.NettyEndpoints;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;

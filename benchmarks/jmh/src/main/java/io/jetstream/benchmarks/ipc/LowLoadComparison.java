@@ -1,12 +1,12 @@
 package io.jetstream.benchmarks.ipc;
 
 import io.jetstream.benchmarks.PeerProcess;
-import java.time.Duration;
 import io.jetstream.harness.LatencySummary;
+import java.time.Duration;
 import java.util.Locale;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;

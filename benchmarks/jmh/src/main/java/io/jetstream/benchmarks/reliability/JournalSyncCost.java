@@ -8,6 +8,7 @@ import io.jetstream.core.api.Transport;
 import io.jetstream.core.api.TransportSettings;
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
+import io.jetstream.harness.Median;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,14 +18,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import io.jetstream.harness.Median;
 
 /**
  * What durability costs in throughput: the same stream, as fast as its producer can send 100-byte

@@ -7,6 +7,7 @@ import io.jetstream.core.api.TransportOptions;
 import io.jetstream.core.api.TransportSettings;
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
+import io.jetstream.harness.LatencySummary;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -25,7 +26,6 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import io.jetstream.harness.LatencySummary;
 import picocli.CommandLine.Parameters;
 
 /**

@@ -2,8 +2,8 @@ package io.jetstream.benchmarks.storm;
 
 import io.jetstream.benchmarks.storm.placement.PlacementTopology;
 import io.jetstream.benchmarks.storm.placement.PlacementTopology.Grouping;
-import io.jetstream.harness.EngineConfiguration;
 import io.jetstream.harness.Await;
+import io.jetstream.harness.EngineConfiguration;
 import io.jetstream.harness.LatencySummary;
 import io.jetstream.harness.ScratchDirectory;
 import io.jetstream.harness.TextTable;
@@ -24,8 +24,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.TreeMap;
+import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -33,7 +33,6 @@ import org.apache.storm.Config;
 import org.apache.storm.generated.ExecutorSummary;
 import org.apache.storm.generated.TopologyInfo;
 import org.apache.storm.utils.NimbusClient;
-
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
