@@ -53,7 +53,7 @@ public final class BuildComparison implements Callable<Integer> {
     private String aJmh = "";
     @Option(names = "--b-jmh", paramLabel = "ARGS", description = "JMH arguments for the second build only, in one string.")
     private String bJmh = "";
-    @Parameters(paramLabel = "JMH-ARGS", description = "JMH arguments for both builds, after --.")
+    @Parameters(showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "JMH-ARGS", description = "JMH arguments for both builds, after --.")
     private List<String> jmh = new ArrayList<>();
 
     public static void main(String[] args) {

@@ -100,7 +100,7 @@ public final class FlinkFlushBenchmark implements Callable<Integer> {
     private int seconds = 4;
     @Parameters(index = "2", arity = "0..1", paramLabel = "MAX-RECORDS", description = "Records of each unpaced (maximum throughput) run.")
     private long maxRecords = 4_000_000;
-    @Parameters(index = "3..*", paramLabel = "KEY=VALUE", description = "Configuration of the JetStream sides' clusters (variants).")
+    @Parameters(index = "3..*", showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "KEY=VALUE", description = "Configuration of the JetStream sides' clusters (variants).")
     private Map<String, String> oursConf = new LinkedHashMap<>();
     @Option(names = SIDE_FLAG, hidden = true, description = "Run only this side (by index) for one round, in a JVM of its own.")
     private Integer childSide;

@@ -73,7 +73,7 @@ public final class FlinkProcessBenchmark implements Callable<Integer> {
     private int seconds = 4;
     @Parameters(index = "2", arity = "0..1", paramLabel = "MAX-RECORDS", description = "Records of each unpaced (maximum throughput) run.")
     private long maxRecords = 3_000_000;
-    @Parameters(index = "3..*", paramLabel = "KEY=VALUE", description = "Configuration of every side's cluster.")
+    @Parameters(index = "3..*", showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "KEY=VALUE", description = "Configuration of every side's cluster.")
     private Map<String, String> clusterConf = new LinkedHashMap<>();
 
     public static void main(String[] args) {

@@ -37,7 +37,7 @@ public final class SoakSenderMain implements Callable<Integer> {
     private long deadlineMillis;
     @Parameters(index = "3", paramLabel = "RATE", description = "Records per second.")
     private double rate;
-    @Parameters(index = "4..*", paramLabel = "KEY=VALUE", description = "Transport options, relative to jetstream.")
+    @Parameters(index = "4..*", showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "KEY=VALUE", description = "Transport options, relative to jetstream.")
     private Map<String, String> options = new java.util.LinkedHashMap<>();
 
     public static void main(String[] args) {

@@ -125,15 +125,15 @@ public final class SchedulerEvaluation implements Callable<Integer> {
 
     @Spec
     private CommandSpec spec;
-    @Parameters(paramLabel = "jetstream.scheduler.OPTION=VALUE", description = "JetStream scheduler options.")
+    @Parameters(showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "jetstream.scheduler.OPTION=VALUE", description = "JetStream scheduler options.")
     private Map<String, String> schedulerOptions = new LinkedHashMap<>();
     @Option(names = "--kinds", split = ",", description = "Groupings of the tables: shuffle, local-or-shuffle.")
     private List<String> kindNames = List.of("shuffle", "local-or-shuffle");
     @Option(names = "--families", split = ",", description = "Topology families of the tables (all by default).")
     private List<String> familyNames = TopologyFamilies.NAMES;
-    @Option(names = "--executors-per-slot", description = "Executors per worker slot.")
+    @Option(names = "--executors-per-slot", paramLabel = "N", description = "Executors per worker slot.")
     private int executorsPerSlotOption = 2;
-    @Option(names = "--rate-draws", description = "Random rate models per case.")
+    @Option(names = "--rate-draws", paramLabel = "N", description = "Random rate models per case.")
     private int rateDrawsOption = 4;
     @Option(names = "--verbose", description = "Every case and rate model, with the online check's verdict and, for shuffle, the bound.")
     private boolean verbose;

@@ -97,7 +97,7 @@ public final class SchedulerEndToEndBenchmark implements Callable<Integer> {
     private int relays = 6;
     @Option(names = "--sinks", description = "Sink bolt tasks.")
     private int sinks = 2;
-    @Option(names = "--grouping", description = "Grouping of both edges: local-or-shuffle or shuffle.")
+    @Option(names = "--grouping", paramLabel = "GROUPING", description = "Grouping of both edges: local-or-shuffle or shuffle.")
     private String groupingName = "local-or-shuffle";
     @Option(names = "--rates", split = ",", description = "Total spout rates (tuples/s) of the fixed-rate phases.")
     private List<Integer> rates = List.of(1_000, 5_000);
@@ -117,12 +117,12 @@ public final class SchedulerEndToEndBenchmark implements Callable<Integer> {
     private String linkBurst = "32kb";
     @Option(names = "--context", description = "The messaging context class of both sides.")
     private String context = StormHopLatency.JETSTREAM;
-    @Option(names = "--conf", paramLabel = "KEY=VALUE", description = "Topology configuration of both sides (repeatable).")
+    @Option(names = "--conf", showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "KEY=VALUE", description = "Topology configuration of both sides (repeatable).")
     private Map<String, String> topologyConfText = new LinkedHashMap<>();
-    @Option(names = "--ours-nimbus-conf", paramLabel = "KEY=VALUE",
+    @Option(names = "--ours-nimbus-conf", showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "KEY=VALUE",
             description = "Configuration of the Nimbus that runs JetStream's scheduler (repeatable).")
     private Map<String, String> oursNimbusConfText = new LinkedHashMap<>();
-    @Option(names = "--logs-to", paramLabel = "DIR",
+    @Option(names = "--logs-to", paramLabel = "DIR", showDefaultValue = CommandLine.Help.Visibility.NEVER,
             description = "Keep the engine logs here (they go with the cluster's temporary directory otherwise).")
     private String logsTo = "";
     @Option(names = "--online", arity = "1",

@@ -69,7 +69,7 @@ public final class HopWorker {
         String contextClass;
         @Parameters(index = "1", paramLabel = "RESULTS-DIR", description = "Where the latency samples go.")
         Path dir;
-        @Parameters(index = "2..*", paramLabel = "KEY=VALUE", description = "Extra worker configuration; whole numbers become longs.")
+        @Parameters(index = "2..*", showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "KEY=VALUE", description = "Extra worker configuration; whole numbers become longs.")
         Map<String, String> extra = new java.util.LinkedHashMap<>();
 
         @Override

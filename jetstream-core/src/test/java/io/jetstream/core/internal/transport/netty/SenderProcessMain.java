@@ -33,7 +33,7 @@ public final class SenderProcessMain implements Callable<Integer> {
     private long total;
     @Parameters(index = "3", paramLabel = "PAUSE-US", description = "Pause in µs per 100 records.")
     private long pauseMicros;
-    @Parameters(index = "4..*", paramLabel = "KEY=VALUE", description = "Transport options, relative to jetstream.")
+    @Parameters(index = "4..*", showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "KEY=VALUE", description = "Transport options, relative to jetstream.")
     private Map<String, String> transportOptions = new java.util.LinkedHashMap<>();
 
     public static void main(String[] args) {
