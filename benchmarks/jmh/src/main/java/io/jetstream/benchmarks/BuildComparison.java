@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -53,7 +54,8 @@ public final class BuildComparison implements Callable<Integer> {
     private String aJmh = "";
     @Option(names = "--b-jmh", paramLabel = "ARGS", description = "JMH arguments for the second build only, in one string.")
     private String bJmh = "";
-    @Parameters(showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "JMH-ARGS", description = "JMH arguments for both builds, after --.")
+    @Parameters(showDefaultValue = Visibility.NEVER, paramLabel = "JMH-ARGS",
+            description = "JMH arguments for both builds, after --.")
     private List<String> jmh = new ArrayList<>();
 
     public static void main(String[] args) {

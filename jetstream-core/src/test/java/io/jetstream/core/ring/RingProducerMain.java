@@ -31,7 +31,8 @@ public final class RingProducerMain implements Callable<Integer> {
     private long count;
     @Parameters(index = "5", paramLabel = "LENGTH", description = "Record length in bytes.")
     private int length;
-    @Parameters(index = "6", paramLabel = "MODE", description = "send, or die-mid-record (then claim one more, write half, wait to be killed).")
+    @Parameters(index = "6", paramLabel = "MODE",
+            description = "send, or die-mid-record (then claim one more, write half, wait to be killed).")
     private String mode;
 
     public static void main(String[] args) {

@@ -36,8 +36,10 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.legacy.SinkFunction;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+
 /**
  * Flink's static trade-off against JetStream's flush control. Job {@code source -> rebalance -> map ->
  * keyBy -> sink}, parallelism 1, the source and the sink in one slot-sharing group and the map in
@@ -57,8 +59,8 @@ import picocli.CommandLine.Parameters;
  * (this JVM's options and class path), in every round, as JMH forks: in one shared JVM the JIT's
  * code and type profiles from earlier sides decided later sides' maximum. Rounds alternate the order.
  *
- * <p>Arguments (optional, positional; {@code --help} lists them): {@code rounds seconds-per-rate max-records [key=value ...]}; the key=value pairs
- * configure the JetStream side's cluster only (variants, e.g. {@code taskmanager.network.jetstream.flush.flush-cost-us=200}).
+ * <p>Arguments (optional, positional; {@code --help} lists them): {@code rounds seconds-per-rate max-records
+ * [key=value ...]}; the key=value pairs configure the JetStream side's cluster only (variants, e.g. {@code taskmanager.network.jetstream.flush.flush-cost-us=200}).
  * {@code -Dbench.jvm.args=-Dbench.sides=<name>,<name>} runs only the named sides, named without spaces (to profile one;
  * the side JVMs inherit {@code bench.jvm.args}, so name a profiler's output file with {@code %p}).
  */
@@ -94,13 +96,16 @@ public final class FlinkFlushBenchmark implements Callable<Integer> {
     /** Options of the JetStream side only (arguments after the third, key=value). */
     static final Map<String, String> OURS_CONF = new LinkedHashMap<>();
 
-    @Parameters(index = "0", arity = "0..1", paramLabel = "ROUNDS", description = "Rounds, each running every side, alternating the order.")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "ROUNDS",
+            description = "Rounds, each running every side, alternating the order.")
     private int rounds = 2;
     @Parameters(index = "1", arity = "0..1", paramLabel = "SECONDS", description = "Seconds per fixed rate.")
     private int seconds = 4;
-    @Parameters(index = "2", arity = "0..1", paramLabel = "MAX-RECORDS", description = "Records of each unpaced (maximum throughput) run.")
+    @Parameters(index = "2", arity = "0..1", paramLabel = "MAX-RECORDS",
+            description = "Records of each unpaced (maximum throughput) run.")
     private long maxRecords = 4_000_000;
-    @Parameters(index = "3..*", showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "KEY=VALUE", description = "Configuration of the JetStream sides' clusters (variants).")
+    @Parameters(index = "3..*", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Configuration of the JetStream sides' clusters (variants).")
     private Map<String, String> oursConf = new LinkedHashMap<>();
     @Option(names = SIDE_FLAG, hidden = true, description = "Run only this side (by index) for one round, in a JVM of its own.")
     private Integer childSide;

@@ -27,7 +27,9 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.legacy.RichSinkFunction;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
 import picocli.CommandLine.Parameters;
+
 /**
  * The same-host case of several TaskManagers per node (Kubernetes, YARN): the job of
  * {@link FlinkFlushBenchmark} ({@code source -> rebalance -> map -> keyBy -> sink}, both hops across
@@ -67,13 +69,16 @@ public final class FlinkProcessBenchmark implements Callable<Integer> {
     /** Options of every side's cluster (arguments after the third, key=value). */
     private static final Map<String, String> CLUSTER_CONF = new LinkedHashMap<>();
 
-    @Parameters(index = "0", arity = "0..1", paramLabel = "ROUNDS", description = "Rounds, each running every side, alternating the order.")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "ROUNDS",
+            description = "Rounds, each running every side, alternating the order.")
     private int rounds = 2;
     @Parameters(index = "1", arity = "0..1", paramLabel = "SECONDS", description = "Seconds per fixed rate.")
     private int seconds = 4;
-    @Parameters(index = "2", arity = "0..1", paramLabel = "MAX-RECORDS", description = "Records of each unpaced (maximum throughput) run.")
+    @Parameters(index = "2", arity = "0..1", paramLabel = "MAX-RECORDS",
+            description = "Records of each unpaced (maximum throughput) run.")
     private long maxRecords = 3_000_000;
-    @Parameters(index = "3..*", showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "KEY=VALUE", description = "Configuration of every side's cluster.")
+    @Parameters(index = "3..*", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Configuration of every side's cluster.")
     private Map<String, String> clusterConf = new LinkedHashMap<>();
 
     public static void main(String[] args) {

@@ -72,7 +72,8 @@ public final class IpcPeerMain implements Callable<Integer> {
             @Parameters(paramLabel = "OUT", description = "The ring to echo into (created by the benchmark).") String out,
             @Parameters(paramLabel = "CAPACITY", description = "Ring capacity in bytes.") int capacity,
             @Parameters(paramLabel = "MAX_RECORD", description = "Largest record in bytes.") int maxRecord,
-            @Parameters(paramLabel = "IDLE", description = "busy (busy-polling) or default (the consumer's idle path).") String waiting) {
+            @Parameters(paramLabel = "IDLE",
+                    description = "busy (busy-polling) or default (the consumer's idle path).") String waiting) {
         if (!waiting.equals("busy") && !waiting.equals("default")) {
             throw new ParameterException(spec.commandLine(), "IDLE is busy or default, not " + waiting);
         }

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
 import picocli.CommandLine.Parameters;
 
 /**
@@ -37,7 +38,8 @@ public final class SoakReceiverMain implements Callable<Integer> {
     private int port;
     @Parameters(index = "1", paramLabel = "COMMIT-LOG", description = "The commit log file (recovered after a restart).")
     private Path log;
-    @Parameters(index = "2..*", showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "KEY=VALUE", description = "Transport options, relative to jetstream.")
+    @Parameters(index = "2..*", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Transport options, relative to jetstream.")
     private Map<String, String> options = new java.util.LinkedHashMap<>();
 
     public static void main(String[] args) {

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
 import picocli.CommandLine.Parameters;
 
 /**
@@ -37,7 +38,8 @@ public final class SoakSenderMain implements Callable<Integer> {
     private long deadlineMillis;
     @Parameters(index = "3", paramLabel = "RATE", description = "Records per second.")
     private double rate;
-    @Parameters(index = "4..*", showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "KEY=VALUE", description = "Transport options, relative to jetstream.")
+    @Parameters(index = "4..*", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Transport options, relative to jetstream.")
     private Map<String, String> options = new java.util.LinkedHashMap<>();
 
     public static void main(String[] args) {

@@ -29,6 +29,7 @@ import java.util.Properties;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
 import picocli.CommandLine.Option;
 
 /**
@@ -76,11 +77,13 @@ public final class JStormTopologyBenchmark implements Callable<Integer> {
     private int payloadBytes = 128;
     @Option(names = "--max-spout-pending", description = "topology.max.spout.pending.")
     private int maxSpoutPending = 1_000;
-    @Option(names = "--stock-conf", showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "KEY=VALUE", description = "Topology configuration of the stock side (repeatable).")
+    @Option(names = "--stock-conf", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Topology configuration of the stock side (repeatable).")
     private Map<String, String> stockConfText = new java.util.LinkedHashMap<>();
-    @Option(names = "--ours-conf", showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "KEY=VALUE", description = "Topology configuration of JetStream's side (repeatable).")
+    @Option(names = "--ours-conf", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Topology configuration of JetStream's side (repeatable).")
     private Map<String, String> oursConfText = new java.util.LinkedHashMap<>();
-    @Option(names = "--logs-to", paramLabel = "DIR", showDefaultValue = CommandLine.Help.Visibility.NEVER,
+    @Option(names = "--logs-to", paramLabel = "DIR", showDefaultValue = Visibility.NEVER,
             description = "Keep the engine logs here (they go with the cluster's temporary directory otherwise).")
     private String logsTo = "";
 

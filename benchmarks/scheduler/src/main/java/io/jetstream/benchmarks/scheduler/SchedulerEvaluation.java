@@ -34,6 +34,7 @@ import org.apache.storm.scheduler.resource.normalization.ResourceMetrics;
 import org.apache.storm.utils.Utils;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -125,7 +126,8 @@ public final class SchedulerEvaluation implements Callable<Integer> {
 
     @Spec
     private CommandSpec spec;
-    @Parameters(showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "jetstream.scheduler.OPTION=VALUE", description = "JetStream scheduler options.")
+    @Parameters(showDefaultValue = Visibility.NEVER, paramLabel = "jetstream.scheduler.OPTION=VALUE",
+            description = "JetStream scheduler options.")
     private Map<String, String> schedulerOptions = new LinkedHashMap<>();
     @Option(names = "--kinds", split = ",", description = "Groupings of the tables: shuffle, local-or-shuffle.")
     private List<String> kindNames = List.of("shuffle", "local-or-shuffle");
@@ -135,7 +137,8 @@ public final class SchedulerEvaluation implements Callable<Integer> {
     private int executorsPerSlotOption = 2;
     @Option(names = "--rate-draws", paramLabel = "N", description = "Random rate models per case.")
     private int rateDrawsOption = 4;
-    @Option(names = "--verbose", description = "Every case and rate model, with the online check's verdict and, for shuffle, the bound.")
+    @Option(names = "--verbose",
+            description = "Every case and rate model, with the online check's verdict and, for shuffle, the bound.")
     private boolean verbose;
     @Option(names = "--no-tables", description = "Skip the per-family tables.")
     private boolean noTables;

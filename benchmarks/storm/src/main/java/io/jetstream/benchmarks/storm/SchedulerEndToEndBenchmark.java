@@ -35,7 +35,9 @@ import org.apache.storm.generated.TopologyInfo;
 import org.apache.storm.utils.NimbusClient;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
 import picocli.CommandLine.Option;
+
 /**
  * Storm's even scheduler against JetStream's ({@code io.jetstream.scheduler.storm.JetStreamScheduler}),
  * both on JetStream's transport, in a real Storm cluster with two "hosts": ZooKeeper, Nimbus and the
@@ -117,12 +119,13 @@ public final class SchedulerEndToEndBenchmark implements Callable<Integer> {
     private String linkBurst = "32kb";
     @Option(names = "--context", description = "The messaging context class of both sides.")
     private String context = StormHopLatency.JETSTREAM;
-    @Option(names = "--conf", showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "KEY=VALUE", description = "Topology configuration of both sides (repeatable).")
+    @Option(names = "--conf", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Topology configuration of both sides (repeatable).")
     private Map<String, String> topologyConfText = new LinkedHashMap<>();
-    @Option(names = "--ours-nimbus-conf", showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "KEY=VALUE",
+    @Option(names = "--ours-nimbus-conf", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
             description = "Configuration of the Nimbus that runs JetStream's scheduler (repeatable).")
     private Map<String, String> oursNimbusConfText = new LinkedHashMap<>();
-    @Option(names = "--logs-to", paramLabel = "DIR", showDefaultValue = CommandLine.Help.Visibility.NEVER,
+    @Option(names = "--logs-to", paramLabel = "DIR", showDefaultValue = Visibility.NEVER,
             description = "Keep the engine logs here (they go with the cluster's temporary directory otherwise).")
     private String logsTo = "";
     @Option(names = "--online", arity = "1",

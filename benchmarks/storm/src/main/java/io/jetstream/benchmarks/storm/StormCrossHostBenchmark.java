@@ -17,6 +17,7 @@ import java.util.concurrent.Callable;
 import org.apache.storm.Config;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
 import picocli.CommandLine.Option;
 
 /**
@@ -70,11 +71,13 @@ public final class StormCrossHostBenchmark implements Callable<Integer> {
     private int payloadBytes = 1_024;
     @Option(names = "--max-spout-pending", description = "topology.max.spout.pending.")
     private int maxSpoutPending = 1_000;
-    @Option(names = "--stock-conf", showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "KEY=VALUE", description = "Topology configuration of the stock side (repeatable).")
+    @Option(names = "--stock-conf", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Topology configuration of the stock side (repeatable).")
     private Map<String, String> stockConfText = new LinkedHashMap<>();
-    @Option(names = "--ours-conf", showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "KEY=VALUE", description = "Topology configuration of JetStream's side (repeatable).")
+    @Option(names = "--ours-conf", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Topology configuration of JetStream's side (repeatable).")
     private Map<String, String> oursConfText = new LinkedHashMap<>();
-    @Option(names = "--logs-to", paramLabel = "DIR", showDefaultValue = CommandLine.Help.Visibility.NEVER,
+    @Option(names = "--logs-to", paramLabel = "DIR", showDefaultValue = Visibility.NEVER,
             description = "Keep the engine logs here (they go with the cluster's temporary directory otherwise).")
     private String logsTo = "";
 

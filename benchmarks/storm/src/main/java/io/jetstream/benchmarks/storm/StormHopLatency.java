@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
 import picocli.CommandLine.Option;
 
 /**
@@ -69,9 +70,11 @@ public final class StormHopLatency implements Callable<Integer> {
     private int pingPongWarmup = 2_000;
     @Option(names = "--jvm-warmup-seconds", description = "Warm-up of fresh worker JVMs before any scenario.")
     private int jvmWarmupSeconds = 5;
-    @Option(names = "--stock-conf", showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "KEY=VALUE", description = "Worker configuration of the stock side (repeatable).")
+    @Option(names = "--stock-conf", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Worker configuration of the stock side (repeatable).")
     private List<String> stockConf = new ArrayList<>();
-    @Option(names = "--ours-conf", showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "KEY=VALUE", description = "Worker configuration of JetStream's side (repeatable).")
+    @Option(names = "--ours-conf", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Worker configuration of JetStream's side (repeatable).")
     private List<String> oursConf = new ArrayList<>();
     /** Samples by scenario, then side ("stock", "ours"), one array per round. */
     private final Map<String, Map<String, List<long[]>>> samples = new LinkedHashMap<>();

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
 import picocli.CommandLine.Option;
 
 /**
@@ -58,11 +59,13 @@ public final class StormTopologyBenchmark implements Callable<Integer> {
     private int payloadBytes = 128;
     @Option(names = "--max-spout-pending", description = "topology.max.spout.pending.")
     private int maxSpoutPending = 1_000;
-    @Option(names = "--stock-conf", showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "KEY=VALUE", description = "Topology configuration of the stock side (repeatable).")
+    @Option(names = "--stock-conf", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Topology configuration of the stock side (repeatable).")
     private Map<String, String> stockConf = new LinkedHashMap<>();
-    @Option(names = "--ours-conf", showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "KEY=VALUE", description = "Topology configuration of JetStream's side (repeatable).")
+    @Option(names = "--ours-conf", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Topology configuration of JetStream's side (repeatable).")
     private Map<String, String> oursConf = new LinkedHashMap<>();
-    @Option(names = "--logs-to", paramLabel = "DIR", showDefaultValue = CommandLine.Help.Visibility.NEVER,
+    @Option(names = "--logs-to", paramLabel = "DIR", showDefaultValue = Visibility.NEVER,
             description = "Keep the engine logs here (they go with the cluster's temporary directory otherwise).")
     private String logsTo = "";
 

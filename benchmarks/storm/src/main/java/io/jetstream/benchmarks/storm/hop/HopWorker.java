@@ -31,6 +31,7 @@ import org.apache.storm.metrics2.StormMetricRegistry;
 import org.apache.storm.utils.Utils;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
 import picocli.CommandLine.Parameters;
 
 /**
@@ -65,11 +66,13 @@ public final class HopWorker {
     @Command(name = "HopWorker", mixinStandardHelpOptions = true,
             description = "A worker-like JVM of StormHopLatency, driven through stdin/stdout.")
     static final class Launch implements Callable<Integer> {
-        @Parameters(index = "0", paramLabel = "CONTEXT-CLASS", description = "The messaging context class (storm.messaging.transport).")
+        @Parameters(index = "0", paramLabel = "CONTEXT-CLASS",
+                description = "The messaging context class (storm.messaging.transport).")
         String contextClass;
         @Parameters(index = "1", paramLabel = "RESULTS-DIR", description = "Where the latency samples go.")
         Path dir;
-        @Parameters(index = "2..*", showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "KEY=VALUE", description = "Extra worker configuration; whole numbers become longs.")
+        @Parameters(index = "2..*", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+                description = "Extra worker configuration; whole numbers become longs.")
         Map<String, String> extra = new java.util.LinkedHashMap<>();
 
         @Override

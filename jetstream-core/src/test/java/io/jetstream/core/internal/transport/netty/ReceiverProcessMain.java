@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
 import picocli.CommandLine.Parameters;
 
 /**
@@ -31,7 +32,8 @@ public final class ReceiverProcessMain implements Callable<Integer> {
     private int port;
     @Parameters(index = "1", paramLabel = "OUTPUT", description = "The output file (the application's commit log).")
     private Path output;
-    @Parameters(index = "2..*", showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "KEY=VALUE", description = "Transport options, relative to jetstream.")
+    @Parameters(index = "2..*", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Transport options, relative to jetstream.")
     private Map<String, String> transportOptions = new java.util.LinkedHashMap<>();
 
     public static void main(String[] args) {

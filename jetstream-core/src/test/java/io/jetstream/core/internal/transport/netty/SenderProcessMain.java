@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
 import picocli.CommandLine.Parameters;
 
 /**
@@ -33,7 +34,8 @@ public final class SenderProcessMain implements Callable<Integer> {
     private long total;
     @Parameters(index = "3", paramLabel = "PAUSE-US", description = "Pause in µs per 100 records.")
     private long pauseMicros;
-    @Parameters(index = "4..*", showDefaultValue = CommandLine.Help.Visibility.NEVER, paramLabel = "KEY=VALUE", description = "Transport options, relative to jetstream.")
+    @Parameters(index = "4..*", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Transport options, relative to jetstream.")
     private Map<String, String> transportOptions = new java.util.LinkedHashMap<>();
 
     public static void main(String[] args) {
