@@ -129,9 +129,9 @@ public final class SchedulerEvaluation implements Callable<Integer> {
     @Parameters(showDefaultValue = Visibility.NEVER, paramLabel = "jetstream.scheduler.OPTION=VALUE",
             description = "JetStream scheduler options.")
     private Map<String, String> schedulerOptions = new LinkedHashMap<>();
-    @Option(names = "--kinds", split = ",", description = "Groupings of the tables: shuffle, local-or-shuffle.")
+    @Option(names = "--kinds", split = ",", paramLabel = "KIND", description = "Groupings of the tables: shuffle, local-or-shuffle.")
     private List<String> kindNames = List.of("shuffle", "local-or-shuffle");
-    @Option(names = "--families", split = ",", description = "Topology families of the tables (all by default).")
+    @Option(names = "--families", split = ",", paramLabel = "FAMILY", description = "Topology families of the tables (all by default).")
     private List<String> familyNames = TopologyFamilies.NAMES;
     @Option(names = "--executors-per-slot", paramLabel = "N", description = "Executors per worker slot.")
     private int executorsPerSlotOption = 2;
@@ -172,7 +172,11 @@ public final class SchedulerEvaluation implements Callable<Integer> {
         List<TopologyFamilies.Grouping> kinds = new ArrayList<>();
         if (!noTables) {
             for (String k : kindNames) {
-                kinds.add(TopologyFamilies.Grouping.valueOf(k.toUpperCase(Locale.ROOT).replace('-', '_')));
+                try {
+                    kinds.add(TopologyFamilies.Grouping.valueOf(k.toUpperCase(Locale.ROOT).replace('-', '_')));
+                } catch (IllegalArgumentException e) {
+                    throw new ParameterException(spec.commandLine(), "--kinds takes shuffle or local-or-shuffle, not " + k);
+                }
             }
         }
         if (executorsPerSlotOption < 1 || rateDrawsOption < 1) {
