@@ -1,5 +1,6 @@
 package io.jetstream.demo;
 
+import io.jetstream.harness.Median;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -8,7 +9,7 @@ import java.util.Locale;
  * The median of a few rounds' values with their range: what the demo shows for every figure, so that
  * a reader sees how far one round strayed from another.
  *
- * @param median the median (the mean of the middle two for an even count)
+ * @param median the median ({@link Median}: the mean of the middle two for an even count)
  * @param min the smallest value
  * @param max the largest value
  */
@@ -18,9 +19,7 @@ record Spread(double median, double min, double max) {
             return new Spread(Double.NaN, Double.NaN, Double.NaN);
         }
         double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        int n = sorted.length;
-        double median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-        return new Spread(median, sorted[0], sorted[n - 1]);
+        return new Spread(Median.of(sorted), sorted[0], sorted[sorted.length - 1]);
     }
 
     /** Whether {@code value} lies within the range (a ratio whose range holds 1.0 measured no difference). */

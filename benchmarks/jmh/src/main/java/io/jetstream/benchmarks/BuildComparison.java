@@ -1,5 +1,6 @@
 package io.jetstream.benchmarks;
 
+import io.jetstream.harness.Median;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -10,6 +11,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * Two builds of the same JMH benchmarks in one run: {@code rounds} rounds, each running the first
@@ -29,33 +39,37 @@ import java.util.Map;
  * build that needed a JVM flag its benchmarks do not declare). A side whose run wrote no score fails
  * the comparison.
  */
-public final class BuildComparison {
-    private BuildComparison() {}
+@Command(name = "BuildComparison", mixinStandardHelpOptions = true, showDefaultValues = true,
+        description = "Two builds of the same JMH benchmarks in one run, the second's scores over the first's.")
+public final class BuildComparison implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+    @Option(names = "--rounds", description = "Rounds, each running both jars, alternating which goes first.")
+    private int rounds = 3;
+    @Option(names = "--a", required = true, paramLabel = "BEFORE.jar", description = "The first build's benchmarks.jar.")
+    private Path a;
+    @Option(names = "--b", required = true, paramLabel = "AFTER.jar", description = "The second build's benchmarks.jar.")
+    private Path b;
+    @Option(names = "--a-jmh", paramLabel = "ARGS", description = "JMH arguments for the first build only, in one string.")
+    private String aJmh = "";
+    @Option(names = "--b-jmh", paramLabel = "ARGS", description = "JMH arguments for the second build only, in one string.")
+    private String bJmh = "";
+    @Parameters(showDefaultValue = Visibility.NEVER, paramLabel = "JMH-ARGS",
+            description = "JMH arguments for both builds, after --.")
+    private List<String> jmh = new ArrayList<>();
 
-    public static void main(String[] args) throws Exception {
-        int rounds = 3;
-        Path a = null;
-        Path b = null;
-        List<String> jmh = new ArrayList<>();
-        List<String> aOnly = new ArrayList<>();
-        List<String> bOnly = new ArrayList<>();
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
-                case "--a" -> a = Path.of(args[++i]);
-                case "--b" -> b = Path.of(args[++i]);
-                case "--a-jmh" -> aOnly.addAll(List.of(args[++i].trim().split("\\s+")));
-                case "--b-jmh" -> bOnly.addAll(List.of(args[++i].trim().split("\\s+")));
-                case "--" -> {
-                    jmh.addAll(Arrays.asList(args).subList(i + 1, args.length));
-                    i = args.length;
-                }
-                default -> usage("unknown argument " + args[i]);
-            }
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new BuildComparison()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (!Files.isRegularFile(a) || !Files.isRegularFile(b) || rounds < 1) {
+            throw new ParameterException(spec.commandLine(), "--a and --b must name benchmark jars, --rounds at least 1; got --a "
+                    + a + " --b " + b + " --rounds " + rounds);
         }
-        if (a == null || b == null || !Files.isRegularFile(a) || !Files.isRegularFile(b) || rounds < 1) {
-            usage("--a and --b must name benchmark jars, --rounds at least 1");
-        }
+        List<String> aOnly = aJmh.isBlank() ? List.of() : List.of(aJmh.trim().split("\\s+"));
+        List<String> bOnly = bJmh.isBlank() ? List.of() : List.of(bJmh.trim().split("\\s+"));
         Path out = Files.createTempDirectory("jetstream-build-comparison-");
         Map<String, List<Double>> scoresA = new LinkedHashMap<>();
         Map<String, List<Double>> scoresB = new LinkedHashMap<>();
@@ -88,10 +102,11 @@ public final class BuildComparison {
                 ratios[r] = sb.get(r) / sa.get(r);
             }
             Arrays.sort(ratios);
-            System.out.printf(Locale.ROOT, "%-90s %12.4g %12.4g %8.3f %8.3f–%-8.3f%n", e.getKey(), median(sa), median(sb),
-                    median(ratios), ratios[0], ratios[rounds - 1]);
+            System.out.printf(Locale.ROOT, "%-90s %12.4g %12.4g %8.3f %8.3f–%-8.3f%n", e.getKey(), Median.of(sa), Median.of(sb),
+                    Median.of(ratios), ratios[0], ratios[rounds - 1]);
         }
         System.out.println("(unit of the last table read: " + unit + "; JMH's CSV files: " + out + ")");
+        return 0;
     }
 
     private static void run(Path jar, List<String> jmh, Path csv) throws IOException, InterruptedException {
@@ -136,18 +151,4 @@ public final class BuildComparison {
         return out;
     }
 
-    private static double median(List<Double> values) {
-        return median(values.stream().mapToDouble(Double::doubleValue).sorted().toArray());
-    }
-
-    private static double median(double[] sorted) {
-        int n = sorted.length;
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-    }
-
-    private static void usage(String problem) {
-        System.err.println(problem);
-        System.err.println("usage: BuildComparison --rounds N --a BEFORE.jar --b AFTER.jar [--a-jmh ARGS] [--b-jmh ARGS] -- <JMH arguments>");
-        System.exit(2);
-    }
 }

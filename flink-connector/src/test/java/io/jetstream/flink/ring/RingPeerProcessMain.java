@@ -4,8 +4,12 @@ import io.jetstream.core.ring.RingConsumer;
 import io.jetstream.core.ring.RingProducer;
 import io.jetstream.core.ring.RingSettings;
 import java.nio.file.Path;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
 
 /**
  * A stand-in for a producer TaskManager in another process: {@code RingPeerProcessMain DIR PORT}
@@ -13,12 +17,24 @@ import java.util.concurrent.atomic.AtomicReference;
  * ({@code HELLO_ACK}), prints {@code CONNECTED} and then ignores everything until it is killed (at
  * most two minutes).
  */
-public final class RingPeerProcessMain {
+@Command(name = "RingPeerProcessMain", mixinStandardHelpOptions = true, description = "A stand-in for a producer TaskManager in another process.")
+public final class RingPeerProcessMain implements Callable<Integer> {
     private RingPeerProcessMain() {}
 
+    @Parameters(index = "0", paramLabel = "DIR", description = "The rings' directory.")
+    private Path dir;
+    @Parameters(index = "1", paramLabel = "PORT", description = "The data port whose ring to create.")
+    private int port;
+
     public static void main(String[] args) {
-        Path dir = Path.of(args[0]);
-        int port = Integer.parseInt(args[1]);
+        int exit = new CommandLine(new RingPeerProcessMain()).execute(args);
+        if (exit != 0) {
+            System.exit(exit);
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
         RingSettings settings = RingSettings.defaults(dir).withCapacity(1 << 20, 64 << 10, 64 << 10).withWakeup(false, 100);
         AtomicReference<RingProducer> answer = new AtomicReference<>();
         try (RingConsumer ring = RingConsumer.create(settings, RingMessageDescriptor.ringName(port))) {
@@ -43,5 +59,6 @@ public final class RingPeerProcessMain {
             }
         }
         System.exit(4);
+        return 4; // not reached
     }
 }

@@ -1,8 +1,12 @@
 package io.jetstream.core.ring;
 
 import java.nio.file.Path;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
 
 /**
  * A producer process for the cross-process tests:
@@ -11,17 +15,38 @@ import java.util.concurrent.locks.LockSupport;
  * {@code DONE waits=N}. Mode {@code die-mid-record} then claims one more record, writes half of it,
  * prints {@code CLAIMED} and waits to be killed.
  */
-public final class RingProducerMain {
+@Command(name = "RingProducerMain", mixinStandardHelpOptions = true, description = "A ring producer process for the cross-process tests.")
+public final class RingProducerMain implements Callable<Integer> {
     private RingProducerMain() {}
 
+    @Parameters(index = "0", paramLabel = "DIR", description = "The ring's directory.")
+    private Path dir;
+    @Parameters(index = "1", paramLabel = "CAPACITY", description = "Ring capacity in bytes.")
+    private int capacity;
+    @Parameters(index = "2", paramLabel = "NAME", description = "The ring.")
+    private String name;
+    @Parameters(index = "3", paramLabel = "PRODUCER_ID", description = "Target of the records.")
+    private int producerId;
+    @Parameters(index = "4", paramLabel = "COUNT", description = "Records to send.")
+    private long count;
+    @Parameters(index = "5", paramLabel = "LENGTH", description = "Record length in bytes.")
+    private int length;
+    @Parameters(index = "6", paramLabel = "MODE",
+            description = "send, or die-mid-record (then claim one more, write half, wait to be killed).")
+    private String mode;
+
     public static void main(String[] args) {
-        Path dir = Path.of(args[0]);
-        int capacity = Integer.parseInt(args[1]);
-        String name = args[2];
-        int producerId = Integer.parseInt(args[3]);
-        long count = Long.parseLong(args[4]);
-        int length = Integer.parseInt(args[5]);
-        String mode = args[6];
+        int exit = new CommandLine(new RingProducerMain()).execute(args);
+        if (exit != 0) {
+            System.exit(exit);
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (!mode.equals("send") && !mode.equals("die-mid-record")) {
+            throw new IllegalArgumentException("MODE is send or die-mid-record, not " + mode);
+        }
         RingSettings settings = RingTestSupport.settings(dir, capacity).withProducerWait(TimeUnit.SECONDS.toNanos(60));
         try (RingProducer producer = RingProducer.attach(settings, name)) {
             for (long sequence = 0; sequence < count; sequence++) {
@@ -47,5 +72,6 @@ public final class RingProducerMain {
                 System.exit(4);
             }
         }
+        return 0;
     }
 }

@@ -2,6 +2,8 @@ package io.jetstream.benchmarks.flink;
 
 import io.jetstream.flink.cluster.FlinkProcessCluster;
 import io.jetstream.flink.shuffle.JetStreamShuffleServiceFactory;
+import io.jetstream.harness.LatencySummary;
+import io.jetstream.harness.Median;
 import io.jetstream.harness.plot.Figure;
 import java.time.Duration;
 import java.time.LocalDate;
@@ -10,6 +12,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -31,6 +34,11 @@ import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.runtime.shuffle.ShuffleServiceOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.legacy.SinkFunction;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * Flink's static trade-off against JetStream's flush control. Job {@code source -> rebalance -> map ->
@@ -51,12 +59,14 @@ import org.apache.flink.streaming.api.functions.sink.legacy.SinkFunction;
  * (this JVM's options and class path), in every round, as JMH forks: in one shared JVM the JIT's
  * code and type profiles from earlier sides decided later sides' maximum. Rounds alternate the order.
  *
- * <p>Arguments (optional): {@code rounds seconds-per-rate max-records [key=value ...]}; the key=value pairs
- * configure the JetStream side's cluster only (variants, e.g. {@code taskmanager.network.jetstream.flush.flush-cost-us=200}).
+ * <p>Arguments (optional, positional; {@code --help} lists them): {@code rounds seconds-per-rate max-records
+ * [key=value ...]}; the key=value pairs configure the JetStream side's cluster only (variants, e.g. {@code taskmanager.network.jetstream.flush.flush-cost-us=200}).
  * {@code -Dbench.jvm.args=-Dbench.sides=<name>,<name>} runs only the named sides, named without spaces (to profile one;
  * the side JVMs inherit {@code bench.jvm.args}, so name a profiler's output file with {@code %p}).
  */
-public final class FlinkFlushBenchmark {
+@Command(name = "FlinkFlushBenchmark", mixinStandardHelpOptions = true, showDefaultValues = true,
+        description = "Stock Flink's buffer timeouts against JetStream's flush control, a MiniCluster and a JVM per side.")
+public final class FlinkFlushBenchmark implements Callable<Integer> {
     static final int[] RATES = {1_000, 10_000, 100_000};
     static final long[] STOCK_TIMEOUTS_MS = {0, 1, 10, 100};
     /** Unpaced runs per side per round; the better one counts. */
@@ -86,31 +96,40 @@ public final class FlinkFlushBenchmark {
     /** Options of the JetStream side only (arguments after the third, key=value). */
     static final Map<String, String> OURS_CONF = new LinkedHashMap<>();
 
-    public static void main(String[] args) throws Exception {
-        boolean child = args.length > 0 && args[0].equals(SIDE_FLAG);
-        // Parent: rounds seconds max-records [key=value ...]; child: --side index round seconds max-records [key=value ...].
-        int first = child ? 2 : 0;
-        int rounds = !child && args.length > 0 ? Integer.parseInt(args[0]) : 2;
-        int seconds = args.length > first + 1 ? Integer.parseInt(args[first + 1]) : 4;
-        long maxRecords = args.length > first + 2 ? Long.parseLong(args[first + 2]) : 4_000_000;
-        for (int i = first + 3; i < args.length; i++) { // key=value: configuration of the JetStream side's cluster (variants)
-            int eq = args[i].indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException("expected key=value, got " + args[i]);
-            }
-            OURS_CONF.put(args[i].substring(0, eq), args[i].substring(eq + 1));
-        }
+    @Parameters(index = "0", arity = "0..1", paramLabel = "ROUNDS",
+            description = "Rounds, each running every side, alternating the order.")
+    private int rounds = 2;
+    @Parameters(index = "1", arity = "0..1", paramLabel = "SECONDS", description = "Seconds per fixed rate.")
+    private int seconds = 4;
+    @Parameters(index = "2", arity = "0..1", paramLabel = "MAX-RECORDS",
+            description = "Records of each unpaced (maximum throughput) run.")
+    private long maxRecords = 4_000_000;
+    @Parameters(index = "3..*", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Configuration of the JetStream sides' clusters (variants).")
+    private Map<String, String> oursConf = new LinkedHashMap<>();
+    @Option(names = SIDE_FLAG, hidden = true, description = "Run only this side (by index) for one round, in a JVM of its own.")
+    private Integer childSide;
+    @Option(names = ROUND_FLAG, hidden = true, description = "The round a side's JVM runs.")
+    private int childRound;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new FlinkFlushBenchmark()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        OURS_CONF.putAll(oursConf);
         List<Side> all = sides();
         all.forEach(FlinkFlushBenchmark::init);
-        if (child) {
-            Side side = all.get(Integer.parseInt(args[1]));
-            runCluster(List.of(side), seconds, maxRecords, Integer.parseInt(args[2]));
+        if (childSide != null) {
+            Side side = all.get(childSide);
+            runCluster(List.of(side), seconds, maxRecords, childRound);
             for (int rate : RATES) {
                 double[] q = LATENCY.get(side.name()).get(rate).get(0);
                 System.out.printf("%s\t%s\t%d\t%s\t%s%n", RESULT, side.name(), rate, q[0], q[1]);
             }
             System.out.printf("%s\t%s\t0\t%s\t0%n", RESULT, side.name(), THROUGHPUT.get(side.name()).get(0));
-            System.exit(0);
+            return 0;
         }
         // -Dbench.sides=name,name: only these sides, named without spaces (e.g. JetStream@100ms(ring)), to
         // profile one of them; the summary's ratios need their bases.
@@ -132,17 +151,18 @@ public final class FlinkFlushBenchmark {
                 java.util.Collections.reverse(order);
             }
             for (int side : order) {
-                runChild(side, round, seconds, maxRecords, args);
+                runChild(side, round);
             }
         }
         print(rounds, seconds, maxRecords, (System.nanoTime() - started) / 1e9);
         if (only.isBlank()) {
             plot();
         }
-        System.exit(0);
+        return 0;
     }
 
     private static final String SIDE_FLAG = "--side";
+    private static final String ROUND_FLAG = "--round";
     private static final String RESULT = "RESULT";
 
     /** Stock at every timeout, then JetStream's sides, in a fixed order (a child finds its side by index). */
@@ -163,16 +183,16 @@ public final class FlinkFlushBenchmark {
      * Runs one side for one round in a fresh JVM (this JVM's options and class path): its progress lines
      * are passed on, its results parsed from its {@value #RESULT} lines.
      */
-    private static void runChild(int side, int round, int seconds, long maxRecords, String[] args) throws Exception {
+    private void runChild(int side, int round) throws Exception {
         List<String> command = new ArrayList<>();
         command.add(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(FlinkFlushBenchmark.class.getName());
-        command.addAll(List.of(SIDE_FLAG, Integer.toString(side), Integer.toString(round), Integer.toString(seconds),
-                Long.toString(maxRecords)));
-        command.addAll(Arrays.asList(args).subList(Math.min(3, args.length), args.length));
+        command.addAll(List.of(SIDE_FLAG, Integer.toString(side), ROUND_FLAG, Integer.toString(round), Integer.toString(rounds),
+                Integer.toString(seconds), Long.toString(maxRecords)));
+        oursConf.forEach((key, value) -> command.add(key + "=" + value));
         Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try (java.io.BufferedReader out = new java.io.BufferedReader(
                 new java.io.InputStreamReader(process.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))) {
@@ -280,12 +300,11 @@ public final class FlinkFlushBenchmark {
         StreamExecutionEnvironment env = environment(cluster, side);
         build(env, records, rate, new RecordingSink());
         env.execute(side.name() + " " + rate);
-        long[] s = Arrays.copyOf(samples, Math.min(SAMPLED.get(), samples.length));
-        Arrays.sort(s);
-        if (s.length == 0) {
+        LatencySummary latency = LatencySummary.of(Arrays.copyOf(samples, Math.min(SAMPLED.get(), samples.length)));
+        if (latency.count() == 0) {
             throw new IllegalStateException("no samples after warm-up at " + rate + " rec/s");
         }
-        return new double[] {s[(int) (s.length * 0.5)] / 1e6, s[Math.min(s.length - 1, (int) (s.length * 0.99))] / 1e6};
+        return new double[] {latency.p50Micros() / 1e3, latency.p99Micros() / 1e3};
     }
 
     private static double throughputRun(MiniCluster cluster, Side side, long records) throws Exception {
@@ -338,7 +357,7 @@ public final class FlinkFlushBenchmark {
                 y[i] = p50(side, RATES[i]);
             }
             latency.line(side, x, y);
-            tradeOff.point(side, median(THROUGHPUT.get(side)), p50(side, RATES[0]));
+            tradeOff.point(side, Median.of(THROUGHPUT.get(side)), p50(side, RATES[0]));
         }
         System.out.println("figure: " + Figure.write("flink-tradeoff.png", 2, List.of(latency, tradeOff)));
     }
@@ -351,14 +370,6 @@ public final class FlinkFlushBenchmark {
         return LATENCY.get(side).get(rate).stream().mapToDouble(x -> x[1]).average().orElse(Double.NaN);
     }
 
-    /** The median of the rounds' maximum throughputs (the mean of the middle two for an even count). */
-    static double median(List<Double> values) {
-        double[] v = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        if (v.length == 0) {
-            return Double.NaN;
-        }
-        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-    }
 
     private static void print(int rounds, int seconds, long maxRecords, double wallSeconds) {
         System.out.printf("%nFlink flush control, %s: %d rounds, %d s per rate, %,d records unpaced; %.0f s in all%n",
@@ -381,7 +392,7 @@ public final class FlinkFlushBenchmark {
                 row.append(String.format(" %.3f | %.3f |", q.stream().mapToDouble(x -> x[0]).average().orElse(Double.NaN),
                         q.stream().mapToDouble(x -> x[1]).average().orElse(Double.NaN)));
             }
-            row.append(String.format(" %,.0f |", median(THROUGHPUT.get(side))));
+            row.append(String.format(" %,.0f |", Median.of(THROUGHPUT.get(side))));
             System.out.println(row);
         }
         System.out.println();
@@ -398,9 +409,9 @@ public final class FlinkFlushBenchmark {
         }
         System.out.printf("max throughput: JetStream (ring) / stock@100ms = %.3f; JetStream (Netty) / stock@100ms = %.3f; "
                         + "stock@1ms / stock@100ms = %.3f; stock@0ms / stock@100ms = %.3f%n",
-                median(THROUGHPUT.get(OURS)) / median(THROUGHPUT.get("stock @100 ms")),
-                median(THROUGHPUT.get(OURS_NETTY)) / median(THROUGHPUT.get("stock @100 ms")),
-                median(THROUGHPUT.get("stock @1 ms")) / median(THROUGHPUT.get("stock @100 ms")),
-                median(THROUGHPUT.get("stock @0 ms")) / median(THROUGHPUT.get("stock @100 ms")));
+                Median.of(THROUGHPUT.get(OURS)) / Median.of(THROUGHPUT.get("stock @100 ms")),
+                Median.of(THROUGHPUT.get(OURS_NETTY)) / Median.of(THROUGHPUT.get("stock @100 ms")),
+                Median.of(THROUGHPUT.get("stock @1 ms")) / Median.of(THROUGHPUT.get("stock @100 ms")),
+                Median.of(THROUGHPUT.get("stock @0 ms")) / Median.of(THROUGHPUT.get("stock @100 ms")));
     }
 }

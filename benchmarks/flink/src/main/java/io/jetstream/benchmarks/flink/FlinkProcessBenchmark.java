@@ -2,6 +2,8 @@ package io.jetstream.benchmarks.flink;
 
 import io.jetstream.flink.cluster.FlinkProcessCluster;
 import io.jetstream.flink.shuffle.JetStreamShuffleServiceFactory;
+import io.jetstream.harness.LatencySummary;
+import io.jetstream.harness.Median;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,6 +17,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.configuration.Configuration;
@@ -22,6 +25,10 @@ import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.runtime.io.network.NettyShuffleServiceFactory;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.legacy.RichSinkFunction;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
+import picocli.CommandLine.Parameters;
 
 /**
  * The same-host case of several TaskManagers per node (Kubernetes, YARN): the job of
@@ -39,11 +46,13 @@ import org.apache.flink.streaming.api.functions.sink.legacy.RichSinkFunction;
  * time between the sink's first and last record; the better of two runs per round, the median over
  * rounds). The ring side checks in the TaskManagers' logs that its exchanges went over the ring.
  *
- * <p>Arguments (optional): {@code rounds seconds-per-rate max-records [key=value ...]}; the key=value pairs
- * configure every side's cluster (e.g. {@code env.java.opts.taskmanager=-agentpath:...} to profile the
+ * <p>Arguments (optional, positional; {@code --help} lists them): {@code rounds seconds-per-rate max-records [key=value ...]};
+ * the key=value pairs configure every side's cluster (e.g. {@code env.java.opts.taskmanager=-agentpath:...} to profile the
  * TaskManagers, whose pids are printed per side).
  */
-public final class FlinkProcessBenchmark {
+@Command(name = "FlinkProcessBenchmark", mixinStandardHelpOptions = true, showDefaultValues = true,
+        description = "Stock Flink shuffle against JetStream's between two TaskManager JVMs on this host.")
+public final class FlinkProcessBenchmark implements Callable<Integer> {
     static final int[] RATES = FlinkFlushBenchmark.RATES;
     static final int UNPACED_RUNS = 2;
     private static final String RING_LINE = "move over the same-host ring";
@@ -60,17 +69,25 @@ public final class FlinkProcessBenchmark {
     /** Options of every side's cluster (arguments after the third, key=value). */
     private static final Map<String, String> CLUSTER_CONF = new LinkedHashMap<>();
 
-    public static void main(String[] args) throws Exception {
-        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 2;
-        int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 4;
-        long maxRecords = args.length > 2 ? Long.parseLong(args[2]) : 3_000_000;
-        for (int i = 3; i < args.length; i++) {
-            int eq = args[i].indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException("expected key=value, got " + args[i]);
-            }
-            CLUSTER_CONF.put(args[i].substring(0, eq), args[i].substring(eq + 1));
-        }
+    @Parameters(index = "0", arity = "0..1", paramLabel = "ROUNDS",
+            description = "Rounds, each running every side, alternating the order.")
+    private int rounds = 2;
+    @Parameters(index = "1", arity = "0..1", paramLabel = "SECONDS", description = "Seconds per fixed rate.")
+    private int seconds = 4;
+    @Parameters(index = "2", arity = "0..1", paramLabel = "MAX-RECORDS",
+            description = "Records of each unpaced (maximum throughput) run.")
+    private long maxRecords = 3_000_000;
+    @Parameters(index = "3..*", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Configuration of every side's cluster.")
+    private Map<String, String> clusterConf = new LinkedHashMap<>();
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new FlinkProcessBenchmark()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        CLUSTER_CONF.putAll(clusterConf);
         List<Side> sides = List.of(
                 new Side(STOCK_1MS, false, 1, Map.of()),
                 new Side(STOCK_100MS, false, 100, Map.of()),
@@ -96,7 +113,7 @@ public final class FlinkProcessBenchmark {
             }
         }
         print(rounds, seconds, maxRecords, (System.nanoTime() - started) / 1e9);
-        System.exit(0);
+        return 0;
     }
 
     private static String slug(Side side) {
@@ -120,7 +137,7 @@ public final class FlinkProcessBenchmark {
             int run = 0;
             for (int rate : RATES) {
                 Result r = runJob(cluster, side, (long) rate * seconds, rate, dir.resolve("run-" + run++ + ".txt"));
-                double[] q = {r.p50Nanos / 1e6, r.p99Nanos / 1e6};
+                double[] q = {r.p50Micros / 1e3, r.p99Micros / 1e3};
                 LATENCY.get(side.name()).get(rate).add(q);
                 System.out.printf("round %d  %-26s %,7d rec/s  p50 %8.3f ms  p99 %8.3f ms%n", round + 1, side.name(), rate, q[0], q[1]);
             }
@@ -139,10 +156,11 @@ public final class FlinkProcessBenchmark {
     }
 
     /** What the sink saw in one job: records, the first and last arrival, and latency quantiles. */
-    record Result(long count, long firstNanos, long lastNanos, long p50Nanos, long p99Nanos) {
+    record Result(long count, long firstNanos, long lastNanos, double p50Micros, double p99Micros) {
         static Result read(Path file) throws IOException {
-            long[] v = Arrays.stream(Files.readString(file).trim().split(" ")).mapToLong(Long::parseLong).toArray();
-            return new Result(v[0], v[1], v[2], v[3], v[4]);
+            String[] v = Files.readString(file).trim().split(" ");
+            return new Result(Long.parseLong(v[0]), Long.parseLong(v[1]), Long.parseLong(v[2]), Double.parseDouble(v[3]),
+                    Double.parseDouble(v[4]));
         }
     }
 
@@ -163,7 +181,7 @@ public final class FlinkProcessBenchmark {
     /**
      * Runs in a TaskManager JVM (next to the source, whose clock stamped the records): records each
      * record's latency after the first second, and writes the count, the first and last arrival and the
-     * p50/p99 to {@code file} when it closes.
+     * p50/p99 (µs, {@link LatencySummary}) to {@code file} when it closes.
      */
     static final class FileRecordingSink extends RichSinkFunction<Tuple2<Long, Long>> {
         private static final long serialVersionUID = 1L;
@@ -199,13 +217,10 @@ public final class FlinkProcessBenchmark {
 
         @Override
         public void close() throws IOException {
-            long[] s = Arrays.copyOf(samples, sampled);
-            Arrays.sort(s);
-            long p50 = s.length == 0 ? 0 : s[s.length / 2];
-            long p99 = s.length == 0 ? 0 : s[Math.min(s.length - 1, (int) (s.length * 0.99))];
+            LatencySummary latency = LatencySummary.of(Arrays.copyOf(samples, sampled));
             Path target = Path.of(file);
             Path partial = target.resolveSibling(target.getFileName() + ".partial");
-            Files.writeString(partial, count + " " + first + " " + last + " " + p50 + " " + p99, StandardCharsets.US_ASCII);
+            Files.writeString(partial, count + " " + first + " " + last + " " + latency.p50Micros() + " " + latency.p99Micros(), StandardCharsets.US_ASCII);
             Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         }
     }
@@ -232,18 +247,18 @@ public final class FlinkProcessBenchmark {
             for (int r : RATES) {
                 row.append(String.format(" %.3f | %.3f |", mean(side, r, 0), mean(side, r, 1)));
             }
-            System.out.println(row.append(String.format(" %,.0f |", FlinkFlushBenchmark.median(THROUGHPUT.get(side)))));
+            System.out.println(row.append(String.format(" %,.0f |", Median.of(THROUGHPUT.get(side)))));
         }
         System.out.println();
         for (int r : RATES) {
             System.out.printf("p50 @%,d rec/s: JetStream (ring) / stock@1ms = %.2f; JetStream (Netty) / stock@1ms = %.2f%n", r,
                     mean(OURS, r, 0) / mean(STOCK_1MS, r, 0), mean(OURS_NETTY, r, 0) / mean(STOCK_1MS, r, 0));
         }
-        double stock100 = FlinkFlushBenchmark.median(THROUGHPUT.get(STOCK_100MS));
-        double stock1 = FlinkFlushBenchmark.median(THROUGHPUT.get(STOCK_1MS));
+        double stock100 = Median.of(THROUGHPUT.get(STOCK_100MS));
+        double stock1 = Median.of(THROUGHPUT.get(STOCK_1MS));
         System.out.printf("max throughput: JetStream (ring) / stock@100ms = %.3f, / stock@1ms = %.3f; JetStream (Netty) / stock@100ms = %.3f%n",
-                FlinkFlushBenchmark.median(THROUGHPUT.get(OURS)) / stock100, FlinkFlushBenchmark.median(THROUGHPUT.get(OURS)) / stock1,
-                FlinkFlushBenchmark.median(THROUGHPUT.get(OURS_NETTY)) / stock100);
+                Median.of(THROUGHPUT.get(OURS)) / stock100, Median.of(THROUGHPUT.get(OURS)) / stock1,
+                Median.of(THROUGHPUT.get(OURS_NETTY)) / stock100);
         for (String side : THROUGHPUT.keySet()) {
             System.out.printf("  %-26s per round: %s%n", side, THROUGHPUT.get(side).stream().map(t -> String.format("%,.0f", t)).toList());
         }

@@ -1,12 +1,12 @@
 package io.jetstream.benchmarks.ipc;
 
+import io.jetstream.benchmarks.netty.NettyEndpoints;
 import io.jetstream.core.ring.RecordHandler;
 import io.jetstream.core.ring.RingConsumer;
 import io.jetstream.core.ring.RingProducer;
 import io.jetstream.core.ring.RingSettings;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
-import io.jetstream.benchmarks.netty.NettyEndpoints;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -15,11 +15,18 @@ import io.netty.handler.codec.FixedLengthFrameDecoder;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * The other JVM of the IPC benchmarks. Modes:
@@ -32,20 +39,26 @@ import org.agrona.concurrent.UnsafeBuffer;
  *   <li>{@code netty-flood PORT SIZE}: writes SIZE-byte messages to the server on PORT as fast as
  *       the channel takes them, one writeAndFlush each behind a FlushConsolidationHandler.
  * </ul>
- * Runs until killed. Prints {@code READY} when serving.
+ * Runs until killed. Prints {@code READY} when serving. Each mode is a subcommand ({@code --help} on it
+ * lists its arguments).
  */
-public final class IpcPeerMain {
+@Command(name = "IpcPeerMain", mixinStandardHelpOptions = true, description = "The other JVM of the IPC benchmarks.")
+public final class IpcPeerMain implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
     private IpcPeerMain() {}
 
-    public static void main(String[] args) throws Exception {
-        switch (args[0]) {
-            case "ring-echo" -> ringEcho(Path.of(args[1]), args[2], args[3], Integer.parseInt(args[4]),
-                    Integer.parseInt(args[5]), args[6].equals("busy"));
-            case "netty-echo" -> nettyEcho(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
-            case "ring-flood" -> ringFlood(Path.of(args[1]), args[2], Integer.parseInt(args[3]));
-            case "netty-flood" -> nettyFlood(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
-            default -> throw new IllegalArgumentException("unknown mode " + args[0]);
+    public static void main(String[] args) {
+        int exit = new CommandLine(new IpcPeerMain()).execute(args);
+        if (exit != 0) {
+            System.exit(exit);
         }
+    }
+
+    @Override
+    public Integer call() {
+        throw new ParameterException(spec.commandLine(), "a mode is required: ring-echo, netty-echo, ring-flood or netty-flood");
     }
 
     static RingSettings settings(Path dir, int capacity, int maxRecord) {
@@ -53,7 +66,18 @@ public final class IpcPeerMain {
                 .withProducerWait(TimeUnit.SECONDS.toNanos(30));
     }
 
-    private static void ringEcho(Path dir, String in, String out, int capacity, int maxRecord, boolean busy) {
+    @Command(name = "ring-echo", mixinStandardHelpOptions = true, description = "Echoes every record of ring IN into ring OUT.")
+    void ringEcho(@Parameters(paramLabel = "DIR", description = "The rings' directory.") Path dir,
+            @Parameters(paramLabel = "IN", description = "The ring to consume (created here).") String in,
+            @Parameters(paramLabel = "OUT", description = "The ring to echo into (created by the benchmark).") String out,
+            @Parameters(paramLabel = "CAPACITY", description = "Ring capacity in bytes.") int capacity,
+            @Parameters(paramLabel = "MAX_RECORD", description = "Largest record in bytes.") int maxRecord,
+            @Parameters(paramLabel = "IDLE",
+                    description = "busy (busy-polling) or default (the consumer's idle path).") String waiting) {
+        if (!waiting.equals("busy") && !waiting.equals("default")) {
+            throw new ParameterException(spec.commandLine(), "IDLE is busy or default, not " + waiting);
+        }
+        boolean busy = waiting.equals("busy");
         RingSettings settings = settings(dir, capacity, maxRecord);
         try (RingConsumer consumer = RingConsumer.create(settings, in)) {
             System.out.println("READY");
@@ -79,7 +103,10 @@ public final class IpcPeerMain {
         }
     }
 
-    private static void ringFlood(Path dir, String name, int size) {
+    @Command(name = "ring-flood", mixinStandardHelpOptions = true, description = "Writes records into a ring as fast as it can.")
+    void ringFlood(@Parameters(paramLabel = "DIR", description = "The ring's directory.") Path dir,
+            @Parameters(paramLabel = "NAME", description = "The ring.") String name,
+            @Parameters(paramLabel = "SIZE", description = "Record size in bytes.") int size) {
         UnsafeBuffer message = new UnsafeBuffer(new byte[size]);
         RingSettings settings = settings(dir, 8 << 20, Math.max(size, 1024));
         try (RingProducer producer = RingProducer.attach(settings, name)) {
@@ -95,7 +122,9 @@ public final class IpcPeerMain {
         }
     }
 
-    private static void nettyEcho(int port, int frame) throws InterruptedException {
+    @Command(name = "netty-echo", mixinStandardHelpOptions = true, description = "Netty epoll echo server of fixed-size messages.")
+    void nettyEcho(@Parameters(paramLabel = "PORT", description = "Port to listen on.") int port,
+            @Parameters(paramLabel = "FRAME", description = "Message size in bytes.") int frame) throws InterruptedException {
         Channel server = new NettyEndpoints(true).server(port, () -> new ChannelHandler[] {
             new FixedLengthFrameDecoder(frame), new ChannelInboundHandlerAdapter() {
                 @Override
@@ -109,7 +138,9 @@ public final class IpcPeerMain {
         server.closeFuture().sync();
     }
 
-    private static void nettyFlood(int port, int size) throws InterruptedException {
+    @Command(name = "netty-flood", mixinStandardHelpOptions = true, description = "Writes messages to a server as fast as the channel takes them.")
+    void nettyFlood(@Parameters(paramLabel = "PORT", description = "The server's port.") int port,
+            @Parameters(paramLabel = "SIZE", description = "Message size in bytes.") int size) throws InterruptedException {
         ByteBuf message = PooledByteBufAllocator.DEFAULT.directBuffer(size).writeZero(size);
         Channel channel = new NettyEndpoints(true).client(port, () -> new ChannelHandler[] {
             new FlushConsolidationHandler(256, true), new ChannelInboundHandlerAdapter() {

@@ -1,11 +1,15 @@
 package io.jetstream.benchmarks.ipc;
 
 import io.jetstream.benchmarks.PeerProcess;
+import io.jetstream.harness.LatencySummary;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Locale;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
 
 /**
  * Low load, default settings: one 64-byte message per millisecond to an echo JVM, over the ring
@@ -16,11 +20,18 @@ import java.util.concurrent.locks.LockSupport;
  * <pre>java -cp benchmarks/jmh/target/benchmarks.jar --add-exports java.base/jdk.internal.misc=ALL-UNNAMED \
  *   io.jetstream.benchmarks.ipc.LowLoadComparison [seconds]</pre>
  */
-public final class LowLoadComparison {
-    private LowLoadComparison() {}
+@Command(name = "LowLoadComparison", mixinStandardHelpOptions = true, showDefaultValues = true,
+        description = "Round trips at one 64-byte message per millisecond: the ring against Netty epoll, and the echo JVM's CPU.")
+public final class LowLoadComparison implements Callable<Integer> {
+    @Parameters(index = "0", arity = "0..1", paramLabel = "SECONDS", description = "Seconds per transport.")
+    private int seconds = 10;
 
-    public static void main(String[] args) throws Exception {
-        int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 10;
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new LowLoadComparison()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
         int size = 64;
         System.out.printf(Locale.ROOT, "Low load: %d-byte messages, 1 per ms, %d s per transport%n", size, seconds);
         System.out.printf(Locale.ROOT, "%-8s %10s %10s %10s %14s%n", "path", "p50 us", "p99 us", "p99.9 us", "echo CPU %core");
@@ -29,6 +40,7 @@ public final class LowLoadComparison {
         print("ring", ring);
         print("netty", netty);
         System.out.printf(Locale.ROOT, "ring/netty p50 ratio: %.3f%n", ring[0] / netty[0]);
+        return 0;
     }
 
     private static void print(String name, double[] r) {
@@ -58,10 +70,8 @@ public final class LowLoadComparison {
             }
             double wall = System.nanoTime() - wallBefore;
             double cpu = peer.cpu().minus(cpuBefore).toNanos();
-            Arrays.sort(rtt);
-            return new double[] {
-                rtt[count / 2] / 1e3, rtt[(int) (count * 0.99)] / 1e3, rtt[(int) (count * 0.999)] / 1e3, 100 * cpu / wall
-            };
+            LatencySummary latency = LatencySummary.of(rtt);
+            return new double[] {latency.p50Micros(), latency.p99Micros(), latency.p999Micros(), 100 * cpu / wall};
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

@@ -8,6 +8,10 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.Arrays;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
 
 /**
  * The receiving end of {@link ModelValidation}: accepts one connection, reads whole frames, decodes
@@ -16,14 +20,29 @@ import java.util.Arrays;
  * time to the end of its batch's decoding, and its batch's transfer (write start to last byte, so
  * including any queue). Prints {@code READY <port>} once listening.
  *
- * <p>Arguments: bind address, port (0 = any).
+ * <p>Arguments: bind address, port (0 = any); {@code --help} describes them.
  */
-public final class ModelReceiverMain {
+@Command(name = "ModelReceiverMain", mixinStandardHelpOptions = true,
+        description = "The receiving JVM of ModelValidation: decodes batches and reports their times.")
+public final class ModelReceiverMain implements Callable<Integer> {
     private ModelReceiverMain() {}
 
-    public static void main(String[] args) throws IOException {
+    @Parameters(index = "0", paramLabel = "BIND", description = "Address to listen on.")
+    private String bind;
+    @Parameters(index = "1", paramLabel = "PORT", description = "Port to listen on (0 = any; the chosen one is printed).")
+    private int port;
+
+    public static void main(String[] args) {
+        int exit = new CommandLine(new ModelReceiverMain()).execute(args);
+        if (exit != 0) {
+            System.exit(exit);
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
         try (ServerSocketChannel server = ServerSocketChannel.open()) {
-            server.bind(new InetSocketAddress(args[0], Integer.parseInt(args[1])));
+            server.bind(new InetSocketAddress(bind, port));
             System.out.println("READY " + ((InetSocketAddress) server.getLocalAddress()).getPort());
             System.out.flush();
             try (SocketChannel channel = server.accept()) {
@@ -33,6 +52,7 @@ public final class ModelReceiverMain {
                 // the sender closed the connection: the run is over
             }
         }
+        return 0;
     }
 
     private static void serve(SocketChannel channel) throws IOException {

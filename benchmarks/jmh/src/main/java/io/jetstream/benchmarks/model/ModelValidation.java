@@ -20,9 +20,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.TreeSet;
+import java.util.concurrent.Callable;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * JetStream's latency model against a real link (issue 4, "against reality"): for each scenario
@@ -70,7 +74,9 @@ import java.util.concurrent.locks.LockSupport;
  * monitor's per-size link times use), so a report shows how much of a miss is the tail the
  * monitor leaves out by design.
  */
-public final class ModelValidation {
+@Command(name = "ModelValidation", mixinStandardHelpOptions = true, showDefaultValues = true,
+        description = "Validates the batching latency model against measured runs over loopback and a shaped link.")
+public final class ModelValidation implements Callable<Integer> {
     private static final double COMPONENT_TOLERANCE = 0.20;
     private static final double PICK_TOLERANCE = 0.05;
     private static final double JUDGED_SHARE = 0.05;
@@ -90,33 +96,33 @@ public final class ModelValidation {
     record Measured(int batch, long events, double batching, double encoding, double decoding, double transfer,
             double total, double trimmedTransfer) {}
 
-    public static void main(String[] args) throws Exception {
-        List<String> links = List.of("loopback", "tbf");
-        String tbfRate = "100mbit";
-        String tbfBurst = "4kb";
-        double seconds = 3;
-        int rounds = 1;
-        double calibration = 4;
-        long maxDelayMs = 100;
-        String senderCpus = null;
-        String receiverCpus = null;
-        String receiverPriority = null;
-        for (int i = 0; i < args.length; i += 2) {
-            String value = args[i + 1];
-            switch (args[i]) {
-                case "--links" -> links = List.of(value.split(","));
-                case "--tbf-rate" -> tbfRate = value;
-                case "--tbf-burst" -> tbfBurst = value;
-                case "--seconds" -> seconds = Double.parseDouble(value);
-                case "--rounds" -> rounds = Integer.parseInt(value);
-                case "--calibration" -> calibration = Double.parseDouble(value);
-                case "--max-delay-ms" -> maxDelayMs = Long.parseLong(value);
-                case "--sender-cpus" -> senderCpus = value;
-                case "--receiver-cpus" -> receiverCpus = value;
-                case "--receiver-priority" -> receiverPriority = String.valueOf(Integer.parseInt(value));
-                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
-            }
-        }
+    @Option(names = "--links", split = ",", description = "Links to validate on: loopback, tbf (a shaped veth pair, needs root).")
+    private List<String> links = List.of("loopback", "tbf");
+    @Option(names = "--tbf-rate", description = "tc tbf rate of the shaped link.")
+    private String tbfRate = "100mbit";
+    @Option(names = "--tbf-burst", description = "tc tbf burst of the shaped link.")
+    private String tbfBurst = "4kb";
+    @Option(names = "--seconds", description = "Seconds per measured run.")
+    private double seconds = 3;
+    @Option(names = "--rounds", description = "Interleaved rounds per batch size (the round of median total latency counts).")
+    private int rounds = 1;
+    @Option(names = "--calibration", description = "Seconds of calibration per scenario.")
+    private double calibration = 4;
+    @Option(names = "--max-delay-ms", description = "The batch's maximum event delay.")
+    private long maxDelayMs = 100;
+    @Option(names = "--sender-cpus", description = "Pin this (sending) JVM to these CPUs (taskset list).")
+    private String senderCpus;
+    @Option(names = "--receiver-cpus", description = "Pin the receiving JVM to these CPUs (taskset list).")
+    private String receiverCpus;
+    @Option(names = "--receiver-priority", description = "Run the receiving JVM at this SCHED_FIFO priority (chrt -f).")
+    private Integer receiverPriority;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new ModelValidation()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
         if (rounds < 1 || !(seconds > 0) || !(calibration > 0)) {
             throw new IllegalArgumentException("--rounds must be >= 1 and --seconds, --calibration > 0");
         }
@@ -145,7 +151,7 @@ public final class ModelValidation {
                         prefix.addAll(List.of("taskset", "-c", receiverCpus));
                     }
                     if (receiverPriority != null) {
-                        prefix.addAll(List.of("chrt", "-f", receiverPriority));
+                        prefix.addAll(List.of("chrt", "-f", receiverPriority.toString()));
                     }
                     try (PeerProcess receiver = PeerProcess.start(prefix, ModelReceiverMain.class, bind, "0");
                             Sender sender = Sender.connect(bind, receiver.readyPort())) {
@@ -166,6 +172,7 @@ public final class ModelValidation {
         }
         System.out.println(report);
         System.out.println(failures == 0 ? "ALL CRITERIA MET" : failures + " CRITERIA MISSED (see the tables)");
+        return 0;
     }
 
     /**

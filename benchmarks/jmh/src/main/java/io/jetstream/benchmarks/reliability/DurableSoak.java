@@ -10,6 +10,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The durable-delivery soak: a durable stream between two processes for N minutes while the
@@ -25,27 +29,30 @@ import java.util.SplittableRandom;
  * Kills come at exponentially distributed intervals with the given means; a killed process is
  * started again after 0–2 s.
  */
-public final class DurableSoak {
-    public static void main(String[] args) throws Exception {
-        double minutes = 10;
-        double rate = 20_000;
-        double senderEvery = 20;
-        double receiverEvery = 30;
-        String sync = "none";
-        long seed = 1;
-        boolean ring = true;
-        for (int i = 0; i < args.length; i += 2) {
-            switch (args[i]) {
-                case "--minutes" -> minutes = Double.parseDouble(args[i + 1]);
-                case "--rate" -> rate = Double.parseDouble(args[i + 1]);
-                case "--sender-kill-every-s" -> senderEvery = Double.parseDouble(args[i + 1]);
-                case "--receiver-kill-every-s" -> receiverEvery = Double.parseDouble(args[i + 1]);
-                case "--sync" -> sync = args[i + 1];
-                case "--seed" -> seed = Long.parseLong(args[i + 1]);
-                case "--ring" -> ring = Boolean.parseBoolean(args[i + 1]);
-                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
-            }
-        }
+@Command(name = "DurableSoak", mixinStandardHelpOptions = true, showDefaultValues = true,
+        description = "A durable stream between two JVMs killed at random: nothing lost, nothing repeated.")
+public final class DurableSoak implements Callable<Integer> {
+    @Option(names = "--minutes", description = "How long the soak runs.")
+    private double minutes = 10;
+    @Option(names = "--rate", description = "Records per second.")
+    private double rate = 20_000;
+    @Option(names = "--sender-kill-every-s", description = "Mean seconds between kills of the sender.")
+    private double senderEvery = 20;
+    @Option(names = "--receiver-kill-every-s", description = "Mean seconds between kills of the receiver.")
+    private double receiverEvery = 30;
+    @Option(names = "--sync", description = "The journal's sync mode (transport.journal.sync).")
+    private String sync = "none";
+    @Option(names = "--seed", description = "Seed of the kill intervals.")
+    private long seed = 1;
+    @Option(names = "--ring", arity = "1", description = "Whether the shared-memory ring carries the stream (true or false).")
+    private boolean ring = true;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new DurableSoak()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
         SplittableRandom random = new SplittableRandom(seed);
         Path dir = Files.createTempDirectory("jetstream-soak");
         int port;
@@ -111,6 +118,7 @@ public final class DurableSoak {
                         + "%d sender kills, %d receiver kills; the last sender's unacknowledged batches at exit: %s%n",
                 sent, t.delivered(), lost, t.duplicated(), t.outside(), senderKills, receiverKills, f[3]);
         System.exit(lost == 0 && t.duplicated() == 0 && t.outside() == 0 && exit == 0 ? 0 : 1);
+        return 0;
     }
 
     private static long exponential(SplittableRandom random, double meanSeconds) {

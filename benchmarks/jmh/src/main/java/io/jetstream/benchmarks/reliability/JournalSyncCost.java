@@ -8,6 +8,7 @@ import io.jetstream.core.api.Transport;
 import io.jetstream.core.api.TransportSettings;
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
+import io.jetstream.harness.Median;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,9 +18,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * What durability costs in throughput: the same stream, as fast as its producer can send 100-byte
@@ -35,21 +40,24 @@ import java.util.concurrent.locks.LockSupport;
  *
  * The journal directory decides what {@code sync} measures: put it on the disk a deployment would use.
  */
-public final class JournalSyncCost {
+@Command(name = "JournalSyncCost", mixinStandardHelpOptions = true, showDefaultValues = true,
+        description = "What durability costs in throughput: acknowledged delivery against durable under each journal sync policy.")
+public final class JournalSyncCost implements Callable<Integer> {
     private static final String[] MODES = {"acknowledged", "durable/none", "durable/async", "durable/sync"};
 
-    public static void main(String[] args) throws Exception {
-        long records = 2_000_000;
-        int rounds = 3;
-        Path journalDir = Path.of(System.getProperty("java.io.tmpdir"));
-        for (int i = 0; i < args.length; i += 2) {
-            switch (args[i]) {
-                case "--records" -> records = Long.parseLong(args[i + 1]);
-                case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
-                case "--journal-dir" -> journalDir = Path.of(args[i + 1]);
-                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
-            }
-        }
+    @Option(names = "--records", description = "Records of 100 B per run.")
+    private long records = 2_000_000;
+    @Option(names = "--rounds", description = "Rounds, alternating the order of the modes.")
+    private int rounds = 3;
+    @Option(names = "--journal-dir", description = "Where the journals go (put it on the disk a deployment would use).")
+    private Path journalDir = Path.of(System.getProperty("java.io.tmpdir"));
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new JournalSyncCost()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
         Map<String, List<Double>> results = new LinkedHashMap<>();
         for (String mode : MODES) {
             results.put(mode, new ArrayList<>());
@@ -67,12 +75,13 @@ public final class JournalSyncCost {
                 System.out.printf(Locale.ROOT, "  round %d %-14s %,12.0f records/s%n", round + 1, mode, rate);
             }
         }
-        double baseline = median(results.get(MODES[0]));
+        double baseline = Median.of(results.get(MODES[0]));
         System.out.printf(Locale.ROOT, "%n| mode | records/s (median) | MB/s | ratio to acknowledged |%n|---|---:|---:|---:|%n");
         for (String mode : MODES) {
-            double r = median(results.get(mode));
+            double r = Median.of(results.get(mode));
             System.out.printf(Locale.ROOT, "| %s | %,.0f | %.1f | %.2f |%n", mode, r, r * 108 / 1e6, r / baseline);
         }
+        return 0;
     }
 
     private static double run(String mode, long records, Path journal) throws Exception {
@@ -115,11 +124,6 @@ public final class JournalSyncCost {
         } finally {
             deleteTree(journal);
         }
-    }
-
-    private static double median(List<Double> values) {
-        List<Double> sorted = values.stream().sorted().toList();
-        return sorted.get(sorted.size() / 2);
     }
 
     private static void deleteTree(Path root) throws java.io.IOException {

@@ -15,6 +15,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
+import picocli.CommandLine.Parameters;
 
 /**
  * The receiving process of {@link DurableSoak}: delivers stream records and appends each delivered
@@ -22,19 +27,33 @@ import java.util.Map;
  * — which is also where it stands after a restart: the last complete entry gives the
  * {@link SequenceStore} its watermark, so a SIGKILL neither loses nor repeats a batch.
  *
- * <p>Arguments: port, commit log, transport options as key=value (relative to {@code jetstream.}).
+ * <p>Arguments: port, commit log, transport options as key=value (relative to {@code jetstream.});
+ * {@code --help} describes them.
  * Prints {@code READY <port>}.
  */
-public final class SoakReceiverMain {
-    public static void main(String[] args) throws Exception {
-        int port = Integer.parseInt(args[0]);
-        Path log = Path.of(args[1]);
+@Command(name = "SoakReceiverMain", mixinStandardHelpOptions = true,
+        description = "The receiving JVM of DurableSoak: delivers records into a commit log.")
+public final class SoakReceiverMain implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "PORT", description = "Port to listen on (127.0.0.1).")
+    private int port;
+    @Parameters(index = "1", paramLabel = "COMMIT-LOG", description = "The commit log file (recovered after a restart).")
+    private Path log;
+    @Parameters(index = "2..*", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Transport options, relative to jetstream.")
+    private Map<String, String> options = new java.util.LinkedHashMap<>();
+
+    public static void main(String[] args) {
+        int exit = new CommandLine(new SoakReceiverMain()).execute(args);
+        if (exit != 0) {
+            System.exit(exit);
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
         Map<String, Object> raw = new HashMap<>();
         raw.put("jetstream.transport.bind-address", "127.0.0.1");
-        for (int i = 2; i < args.length; i++) {
-            String[] kv = args[i].split("=", 2);
-            raw.put("jetstream." + kv[0], kv[1]);
-        }
+        options.forEach((key, value) -> raw.put("jetstream." + key, value));
         long[] last = CommitLog.recover(log);
         FileChannel out = FileChannel.open(log, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
         SequenceStore store = new SequenceStore() {
@@ -68,5 +87,6 @@ public final class SoakReceiverMain {
         System.out.println("READY " + port);
         System.out.flush();
         new java.util.concurrent.CountDownLatch(1).await(); // serves until killed
+        return 0; // not reached
     }
 }

@@ -10,8 +10,13 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
+import picocli.CommandLine.Parameters;
 
 /**
  * The sending process of {@link DurableSoak}: a durable stream that resumes after the last record
@@ -20,21 +25,37 @@ import java.util.concurrent.locks.LockSupport;
  * {@code DONE <records sent in all> <batches replayed by this incarnation>}.
  *
  * <p>Arguments: port, journal directory, deadline (epoch ms), records per second, transport options
- * as key=value. Prints {@code READY <first index>}.
+ * as key=value ({@code --help} describes them). Prints {@code READY <first index>}.
  */
-public final class SoakSenderMain {
-    public static void main(String[] args) throws Exception {
-        int port = Integer.parseInt(args[0]);
-        long deadlineMillis = Long.parseLong(args[2]);
-        double rate = Double.parseDouble(args[3]);
+@Command(name = "SoakSenderMain", mixinStandardHelpOptions = true,
+        description = "The sending JVM of DurableSoak: a durable stream, paced until a deadline.")
+public final class SoakSenderMain implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "PORT", description = "The receiver's port on 127.0.0.1.")
+    private int port;
+    @Parameters(index = "1", paramLabel = "JOURNAL-DIR", description = "The stream's journal directory.")
+    private String journalDir;
+    @Parameters(index = "2", paramLabel = "DEADLINE-MS", description = "When to stop sending (epoch ms).")
+    private long deadlineMillis;
+    @Parameters(index = "3", paramLabel = "RATE", description = "Records per second.")
+    private double rate;
+    @Parameters(index = "4..*", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Transport options, relative to jetstream.")
+    private Map<String, String> options = new java.util.LinkedHashMap<>();
+
+    public static void main(String[] args) {
+        int exit = new CommandLine(new SoakSenderMain()).execute(args);
+        if (exit != 0) {
+            System.exit(exit);
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
         Map<String, Object> raw = new HashMap<>();
         raw.put("jetstream.transport.reliability", "durable");
-        raw.put("jetstream.transport.journal.dir", args[1]);
+        raw.put("jetstream.transport.journal.dir", journalDir);
         raw.put("jetstream.transport.reconnect.max-backoff-ms", "500");
-        for (int i = 4; i < args.length; i++) {
-            String[] kv = args[i].split("=", 2);
-            raw.put("jetstream." + kv[0], kv[1]);
-        }
+        options.forEach((key, value) -> raw.put("jetstream." + key, value));
         TransportSettings settings = TransportSettings.from(JetStreamConfig.load(ConfigScope.STORM, raw, TransportSettings.GROUPS));
         try (Transport t = Transport.start(settings, "soak-sender")) {
             OutboundStream s = t.openSender("soak", new InetSocketAddress("127.0.0.1", port), ControlListener.NONE);
@@ -68,5 +89,6 @@ public final class SoakSenderMain {
             System.out.flush();
             System.exit(s.batchesInFlight() == 0 ? 0 : 3);
         }
+        return 0;
     }
 }

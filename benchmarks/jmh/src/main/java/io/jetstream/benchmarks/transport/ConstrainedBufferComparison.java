@@ -7,6 +7,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * Nephele's latency constraint in the running transport against the buffer policy Flink ships with,
@@ -24,27 +28,29 @@ import java.util.Map;
  * io.jetstream.benchmarks.transport.ConstrainedBufferComparison [--links loopback,tbf] [--bound-ms 10]
  * [--rates 1000,5000,20000] [--seconds 3] [--warmup 3]}.
  */
-public final class ConstrainedBufferComparison {
+@Command(name = "ConstrainedBufferComparison", mixinStandardHelpOptions = true, showDefaultValues = true,
+        description = "Latency-constrained flushing against Flink's fixed buffer timeout at paced rates.")
+public final class ConstrainedBufferComparison implements Callable<Integer> {
     private static final int EVENT_BYTES = 224;
     private static final long FLINK_BUFFER_TIMEOUT_MS = 100;
 
-    public static void main(String[] args) throws Exception {
-        List<String> links = List.of("loopback");
-        long boundMs = 10;
-        List<Integer> rates = List.of(1_000, 5_000, 20_000);
-        double seconds = 3;
-        double warmup = 3;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--links" -> links = List.of(args[++i].split(","));
-                case "--bound-ms" -> boundMs = Long.parseLong(args[++i]);
-                case "--rates" -> rates = java.util.Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
-                case "--seconds" -> seconds = Double.parseDouble(args[++i]);
-                case "--warmup" -> warmup = Double.parseDouble(args[++i]);
-                default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + "; known: --links, --bound-ms, --rates, --seconds, --warmup");
-            }
-        }
+    @Option(names = "--links", split = ",", description = "Links: loopback, tbf (a shaped veth pair, needs root).")
+    private List<String> links = List.of("loopback");
+    @Option(names = "--bound-ms", description = "The latency bound of the constrained side.")
+    private long boundMs = 10;
+    @Option(names = "--rates", split = ",", description = "Paced rates (events/s).")
+    private List<Integer> rates = List.of(1_000, 5_000, 20_000);
+    @Option(names = "--seconds", description = "Measured seconds per run.")
+    private double seconds = 3;
+    @Option(names = "--warmup", description = "Warm-up seconds per run.")
+    private double warmup = 3;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new ConstrainedBufferComparison()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
         StringBuilder verdicts = new StringBuilder();
         long bound = boundMs;
         List<Integer> paced = rates;
@@ -59,6 +65,7 @@ public final class ConstrainedBufferComparison {
         }
         System.out.println("\n" + verdicts);
         System.exit(0);
+        return 0;
     }
 
     private static String scenario(String link, int rate, long boundMs, double seconds, double warmup, PeerProcess receiver,

@@ -18,8 +18,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * Multi-route streaming (JetStream §3.2, §4): one stream over 1, 2 and 4 routes where each route
@@ -32,22 +36,25 @@ import java.util.concurrent.locks.LockSupport;
  * io.jetstream.benchmarks.transport.MultiRouteComparison [--rate 50mbit] [--seconds 3]
  * [--modes "fixed 64 KiB,fixed 1 KiB,adaptive"]}
  */
-public final class MultiRouteComparison {
+@Command(name = "MultiRouteComparison", mixinStandardHelpOptions = true, showDefaultValues = true,
+        description = "One stream over several shaped routes: fixed batch sizes against the adaptive oracle (needs root).")
+public final class MultiRouteComparison implements Callable<Integer> {
     /** Routes the oracle chose, counted per event sent in the last run (adaptive mode). */
     private static java.util.Map<Integer, Integer> lastRoutesSeen = java.util.Map.of();
 
-    public static void main(String[] args) throws Exception {
-        String rate = "50mbit";
-        double seconds = 3;
-        List<String> modes = List.of("fixed 64 KiB", "fixed 1 KiB", "adaptive");
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--rate" -> rate = args[++i];
-                case "--seconds" -> seconds = Double.parseDouble(args[++i]);
-                case "--modes" -> modes = List.of(args[++i].split(","));
-                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
-            }
-        }
+    @Option(names = "--rate", description = "tc tbf rate of each route's link.")
+    private String rate = "50mbit";
+    @Option(names = "--seconds", description = "Seconds per run.")
+    private double seconds = 3;
+    @Option(names = "--modes", split = ",", description = "Batching modes: fixed <n> KiB, adaptive.")
+    private List<String> modes = List.of("fixed 64 KiB", "fixed 1 KiB", "adaptive");
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new MultiRouteComparison()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
         int size = 800;
         try (ShapedLink links = ShapedLink.create(4, rate, "16kb");
                 PeerProcess receiver = PeerProcess.start(links.peerPrefix(), TransportReceiverMain.class, "0.0.0.0")) {
@@ -100,6 +107,7 @@ public final class MultiRouteComparison {
             }
         }
         System.exit(0);
+        return 0;
     }
 
     /** "2 (90 %), 1 (10 %)": the routes the oracle chose while the run sent. */

@@ -26,8 +26,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The JetStream transport against what a user has without it, in one run per scenario (issue 5's
@@ -44,7 +48,9 @@ import java.util.concurrent.locks.LockSupport;
  * {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp benchmarks/jmh/target/benchmarks.jar
  * io.jetstream.benchmarks.transport.TransportComparison [--links loopback,tbf] [--seconds 3]}.
  */
-public final class TransportComparison {
+@Command(name = "TransportComparison", mixinStandardHelpOptions = true, showDefaultValues = true,
+        description = "JetStream's transport against plain Netty TCP over loopback and a shaped link.")
+public final class TransportComparison implements Callable<Integer> {
     private static final long MAX_DELAY_MS = 100;
 
     /** A way of sending records to the receiver. */
@@ -62,20 +68,21 @@ public final class TransportComparison {
         void close();
     }
 
-    public static void main(String[] args) throws Exception {
-        List<String> links = List.of("loopback", "tbf");
-        String tbfRate = "100mbit";
-        double seconds = 3;
-        int lowRate = 1_000;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--links" -> links = List.of(args[++i].split(","));
-                case "--tbf-rate" -> tbfRate = args[++i];
-                case "--seconds" -> seconds = Double.parseDouble(args[++i]);
-                case "--low-rate" -> lowRate = Integer.parseInt(args[++i]);
-                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
-            }
-        }
+    @Option(names = "--links", split = ",", description = "Links: loopback, tbf (a shaped veth pair, needs root).")
+    private List<String> links = List.of("loopback", "tbf");
+    @Option(names = "--tbf-rate", description = "tc tbf rate of the shaped link.")
+    private String tbfRate = "100mbit";
+    @Option(names = "--seconds", description = "Seconds per run.")
+    private double seconds = 3;
+    @Option(names = "--low-rate", description = "The paced low rate (events/s).")
+    private int lowRate = 1_000;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new TransportComparison()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
         StringBuilder verdicts = new StringBuilder();
         double runSeconds = seconds;
         int slowRate = lowRate;
@@ -92,6 +99,7 @@ public final class TransportComparison {
         }
         System.out.println("\n" + verdicts);
         System.exit(0); // Netty's and the transport's threads are daemons, but leave nothing to chance
+        return 0;
     }
 
     /** What a comparison runs against one link's receiver JVM: its JetStream and plain Netty addresses. */

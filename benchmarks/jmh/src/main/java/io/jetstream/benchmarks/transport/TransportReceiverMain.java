@@ -7,6 +7,7 @@ import io.jetstream.core.api.TransportOptions;
 import io.jetstream.core.api.TransportSettings;
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
+import io.jetstream.harness.LatencySummary;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -22,6 +23,10 @@ import java.net.InetSocketAddress;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
 
 /**
  * The receiving JVM of {@link TransportComparison}: a JetStream receiver and a plain Netty server
@@ -31,9 +36,11 @@ import java.util.Map;
  * included) to its delivery; at END they print {@code STATS records seconds mean-us p50-us p99-us},
  * seconds counted from the first record after START (the sender pauses 200 ms after START).
  *
- * <p>Arguments: bind address.
+ * <p>Arguments: bind address ({@code --help}). Percentiles: {@link LatencySummary}'s; NaN for a run without records.
  */
-public final class TransportReceiverMain {
+@Command(name = "TransportReceiverMain", mixinStandardHelpOptions = true,
+        description = "The receiving JVM of TransportComparison and MultiRouteComparison: JetStream and plain Netty servers.")
+public final class TransportReceiverMain implements Callable<Integer> {
     static final byte DATA = 0;
     static final byte START = 1;
     static final byte END = 2;
@@ -45,7 +52,6 @@ public final class TransportReceiverMain {
      */
     static final class Stats {
         private final long[] latencies = new long[1 << 21];
-        private final long[] sorted = new long[1 << 21];
         private int n;
         private long stride = 1;
         private long records;
@@ -80,20 +86,29 @@ public final class TransportReceiverMain {
         }
 
         private void report(long now) {
-            System.arraycopy(latencies, 0, sorted, 0, n);
-            Arrays.sort(sorted, 0, n);
             double mean = 0;
             for (int i = 0; i < n; i++) {
-                mean += sorted[i] / (double) Math.max(1, n);
+                mean += latencies[i] / (double) n;
             }
+            LatencySummary latency = LatencySummary.of(Arrays.copyOf(latencies, n));
             System.out.printf("STATS %d %.6f %.1f %.1f %.1f%n", records, (now - startNanos) / 1e9, mean / 1e3,
-                    n == 0 ? 0 : sorted[n / 2] / 1e3, n == 0 ? 0 : sorted[(int) Math.min(n - 1, n * 0.99)] / 1e3);
+                    latency.p50Micros(), latency.p99Micros());
             System.out.flush();
         }
     }
 
-    public static void main(String[] args) throws Exception {
-        String bind = args[0];
+    @Parameters(index = "0", paramLabel = "BIND", description = "Address both servers listen on.")
+    private String bind;
+
+    public static void main(String[] args) {
+        int exit = new CommandLine(new TransportReceiverMain()).execute(args);
+        if (exit != 0) {
+            System.exit(exit);
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
         Stats jet = new Stats();
         TransportSettings settings = TransportSettings.from(JetStreamConfig.load(ConfigScope.STORM,
                 Map.of("jetstream.transport.bind-address", bind, "jetstream.transport.ring.enabled", false), TransportSettings.GROUPS));
@@ -121,5 +136,6 @@ public final class TransportReceiverMain {
         System.out.println("READY " + jetPort + " " + ((InetSocketAddress) server.localAddress()).getPort());
         System.out.flush();
         new java.util.concurrent.CountDownLatch(1).await(); // serves until the parent kills this process
+        return 0; // not reached
     }
 }

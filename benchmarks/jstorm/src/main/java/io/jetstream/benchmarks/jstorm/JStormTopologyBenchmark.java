@@ -5,8 +5,8 @@ import backtype.storm.StormSubmitter;
 import backtype.storm.utils.NimbusClient;
 import com.alibaba.jstorm.client.ConfigExtension;
 import io.jetstream.benchmarks.jstorm.topology.JStormCrossWorkerTopology;
-import io.jetstream.harness.Arguments;
 import io.jetstream.harness.Await;
+import io.jetstream.harness.EngineConfiguration;
 import io.jetstream.harness.ScratchDirectory;
 import io.jetstream.harness.TopologyJar;
 import io.jetstream.harness.report.PhaseComparison;
@@ -26,6 +26,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
+import picocli.CommandLine.Option;
 
 /**
  * JStorm 2.2.1's stock messaging context ({@code com.alibaba.jstorm.message.netty.NettyContext})
@@ -46,41 +51,55 @@ import java.util.Properties;
  * </pre>
  * JStorm's own batching stays as it ships ({@code task.batch.tuple: true}, 50 tuples or 2 ms), on both sides.
  */
-public final class JStormTopologyBenchmark {
+@Command(name = "JStormTopologyBenchmark", mixinStandardHelpOptions = true, showDefaultValues = true,
+        description = "JStorm's stock messaging context against JetStream's in a real JStorm cluster on this host.")
+public final class JStormTopologyBenchmark implements Callable<Integer> {
     static final String STOCK = "com.alibaba.jstorm.message.netty.NettyContext";
     static final String JETSTREAM = "io.jetstream.jstorm.transport.JetStreamJStormContext";
 
-    private final String stock;
-    private final String ours;
-    private final int rounds;
-    private final int workers;
-    private final List<Integer> rates;
-    private final int warmupSeconds;
-    private final int settleSeconds;
-    private final int seconds;
-    private final int payloadBytes;
-    private final int maxSpoutPending;
-    private final Map<String, Object> stockConf;
-    private final Map<String, Object> oursConf;
-    private final String logsTo;
+    @Option(names = "--stock", description = "The stock side's messaging context class.")
+    private String stock = STOCK;
+    @Option(names = "--ours", description = "JetStream's messaging context class.")
+    private String ours = JETSTREAM;
+    @Option(names = "--rounds", description = "Rounds, each running both sides, alternating which goes first.")
+    private int rounds = 2;
+    @Option(names = "--workers", description = "Worker JVMs on the one supervisor.")
+    private int workers = 4;
+    @Option(names = "--rates", split = ",", description = "Total spout rates (tuples/s) of the fixed-rate phases.")
+    private List<Integer> rates = List.of(1_000, 10_000);
+    @Option(names = "--warmup-seconds", description = "Length of the warm-up phase.")
+    private int warmupSeconds = 20;
+    @Option(names = "--settle-seconds", description = "Settling phase before each measured phase.")
+    private int settleSeconds = 3;
+    @Option(names = "--seconds", description = "Length of each measured phase.")
+    private int seconds = 15;
+    @Option(names = "--payload-bytes", description = "Payload of each tuple.")
+    private int payloadBytes = 128;
+    @Option(names = "--max-spout-pending", description = "topology.max.spout.pending.")
+    private int maxSpoutPending = 1_000;
+    @Option(names = "--stock-conf", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Topology configuration of the stock side (repeatable).")
+    private Map<String, String> stockConfText = new java.util.LinkedHashMap<>();
+    @Option(names = "--ours-conf", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Topology configuration of JetStream's side (repeatable).")
+    private Map<String, String> oursConfText = new java.util.LinkedHashMap<>();
+    @Option(names = "--logs-to", paramLabel = "DIR", showDefaultValue = Visibility.NEVER,
+            description = "Keep the engine logs here (they go with the cluster's temporary directory otherwise).")
+    private String logsTo = "";
+
+    private Map<String, Object> stockConf;
+    private Map<String, Object> oursConf;
     private final Properties build = new Properties();
     private final PhaseComparison results = new PhaseComparison();
 
-    private JStormTopologyBenchmark(Arguments args) {
-        this.stock = args.string("stock", STOCK);
-        this.ours = args.string("ours", JETSTREAM);
-        this.rounds = args.integer("rounds", 2);
-        this.workers = args.integer("workers", 4);
-        this.rates = args.integers("rates", List.of(1_000, 10_000));
-        this.warmupSeconds = args.integer("warmup-seconds", 20);
-        this.settleSeconds = args.integer("settle-seconds", 3);
-        this.seconds = args.integer("seconds", 15);
-        this.payloadBytes = args.integer("payload-bytes", 128);
-        this.maxSpoutPending = args.integer("max-spout-pending", 1_000);
-        this.stockConf = args.configuration("stock-conf");
-        this.oursConf = args.configuration("ours-conf");
-        this.logsTo = args.string("logs-to", "");
-        args.requireAllRead();
+    public static void main(String[] argv) {
+        System.exit(new CommandLine(new JStormTopologyBenchmark()).execute(argv));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        stockConf = EngineConfiguration.typed(stockConfText);
+        oursConf = EngineConfiguration.typed(oursConfText);
         try (InputStream in = JStormTopologyBenchmark.class.getResourceAsStream("/jetstream-jstorm-benchmarks.properties")) {
             if (in == null) {
                 throw new IllegalStateException("jetstream-jstorm-benchmarks.properties missing: build with Maven");
@@ -89,10 +108,8 @@ public final class JStormTopologyBenchmark {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    public static void main(String[] argv) throws Exception {
-        new JStormTopologyBenchmark(new Arguments(argv)).run();
+        run();
+        return 0;
     }
 
     private void run() throws Exception {

@@ -1,5 +1,6 @@
 package io.jetstream.benchmarks.scheduler;
 
+import io.jetstream.harness.Median;
 import io.jetstream.harness.plot.Figure;
 import io.jetstream.scheduler.storm.JetStreamScheduler;
 import io.jetstream.scheduler.traffic.DirectoryTrafficStore;
@@ -13,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import org.apache.storm.Config;
 import org.apache.storm.metric.StormMetricsRegistry;
@@ -30,6 +32,14 @@ import org.apache.storm.scheduler.WorkerSlot;
 import org.apache.storm.scheduler.resource.ResourceAwareScheduler;
 import org.apache.storm.scheduler.resource.normalization.ResourceMetrics;
 import org.apache.storm.utils.Utils;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * JetStream's scheduler against Storm's even, default and resource-aware schedulers, all run on the
@@ -44,7 +54,9 @@ import org.apache.storm.utils.Utils;
  *
  * <p>Run: {@code ./mvnw -q -Pscheduler-eval -DskipTests package -pl benchmarks/scheduler -am}
  */
-public final class SchedulerEvaluation {
+@Command(name = "SchedulerEvaluation", mixinStandardHelpOptions = true, showDefaultValues = true,
+        description = "Storm's schedulers against JetStream's on the same generated topologies and clusters.")
+public final class SchedulerEvaluation implements Callable<Integer> {
     /** Clusters: nodes x slots per node. */
     static final int[][] CLUSTERS = {{2, 2}, {4, 4}, {8, 2}, {8, 8}, {16, 4}, {16, 8}};
     static final String OURS = "jetstream";
@@ -100,9 +112,7 @@ public final class SchedulerEvaluation {
         }
 
         double medianMillis() {
-            List<Double> sorted = new ArrayList<>(millis);
-            java.util.Collections.sort(sorted);
-            return sorted.isEmpty() ? 0 : sorted.get(sorted.size() / 2);
+            return millis.isEmpty() ? 0 : Median.of(millis);
         }
 
         double cross() {
@@ -114,7 +124,38 @@ public final class SchedulerEvaluation {
         }
     }
 
-    public static void main(String[] args) throws Exception {
+    @Spec
+    private CommandSpec spec;
+    @Parameters(showDefaultValue = Visibility.NEVER, paramLabel = "jetstream.scheduler.OPTION=VALUE",
+            description = "JetStream scheduler options.")
+    private Map<String, String> schedulerOptions = new LinkedHashMap<>();
+    @Option(names = "--kinds", split = ",", paramLabel = "KIND", description = "Groupings of the tables: shuffle, local-or-shuffle.")
+    private List<String> kindNames = List.of("shuffle", "local-or-shuffle");
+    @Option(names = "--families", split = ",", paramLabel = "FAMILY", description = "Topology families of the tables (all by default).")
+    private List<String> familyNames = TopologyFamilies.NAMES;
+    @Option(names = "--executors-per-slot", paramLabel = "N", description = "Executors per worker slot.")
+    private int executorsPerSlotOption = 2;
+    @Option(names = "--rate-draws", paramLabel = "N", description = "Random rate models per case.")
+    private int rateDrawsOption = 4;
+    @Option(names = "--verbose",
+            description = "Every case and rate model, with the online check's verdict and, for shuffle, the bound.")
+    private boolean verbose;
+    @Option(names = "--no-tables", description = "Skip the per-family tables.")
+    private boolean noTables;
+    @Option(names = "--no-scale", description = "Skip the scaling run.")
+    private boolean noScale;
+    @Option(names = "--no-tradeoff", description = "Skip the trade-off figure (left alone).")
+    private boolean noTradeOff;
+    @Option(names = "--bounds", description = "Also compare with the placement bounds.")
+    private boolean bounds;
+
+    public static void main(String[] args) {
+        // Storm's schedulers leave non-daemon threads behind; this is a command-line run, so end it.
+        System.exit(new CommandLine(new SchedulerEvaluation()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
         Locale.setDefault(Locale.ROOT);
         // Every scheduler logs each placement at INFO; the tables are the output.
         org.apache.logging.log4j.core.config.Configurator.setRootLevel(org.apache.logging.log4j.Level.ERROR);
@@ -122,47 +163,35 @@ public final class SchedulerEvaluation {
         // The resource-aware scheduler logs its failure to place the 1,000-executor cases at ERROR; the table says so.
         org.apache.logging.log4j.core.config.Configurator.setLevel("org.apache.storm.scheduler.resource",
                 org.apache.logging.log4j.Level.OFF);
-        Map<String, Object> options = new HashMap<>();
-        List<TopologyFamilies.Grouping> kinds = new ArrayList<>(List.of(TopologyFamilies.Grouping.values()));
-        boolean scale = true;
-        boolean verbose = false;
-        boolean tradeOff = true;
-        boolean bounds = false;
-        for (String arg : args) {
-            if (arg.startsWith("jetstream.scheduler.") && arg.contains("=")) {
-                options.put(arg.substring(0, arg.indexOf('=')), arg.substring(arg.indexOf('=') + 1));
-            } else if (arg.startsWith("--kinds=")) {
-                kinds.clear();
-                for (String k : arg.substring(8).split(",")) {
-                    kinds.add(TopologyFamilies.Grouping.valueOf(k.toUpperCase(Locale.ROOT).replace('-', '_')));
-                }
-            } else if (arg.startsWith("--executors-per-slot=")) {
-                executorsPerSlot = positive(arg);
-            } else if (arg.startsWith("--rate-draws=")) {
-                rateDraws = positive(arg);
-            } else if (arg.startsWith("--families=")) {
-                families = List.of(arg.substring(11).split(","));
-                for (String f : families) {
-                    if (!TopologyFamilies.NAMES.contains(f)) {
-                        throw new IllegalArgumentException("unknown family " + f + "; known: " + TopologyFamilies.NAMES);
-                    }
-                }
-            } else if (arg.equals("--verbose")) {
-                verbose = true;
-            } else if (arg.equals("--no-tables")) {
-                kinds.clear();
-            } else if (arg.equals("--no-scale")) {
-                scale = false;
-            } else if (arg.equals("--no-tradeoff")) {
-                tradeOff = false;
-            } else if (arg.equals("--bounds")) {
-                bounds = true;
-            } else {
-                throw new IllegalArgumentException("unknown argument " + arg + "; known: jetstream.scheduler.<option>=<value>, "
-                        + "--kinds=shuffle,local-or-shuffle, --families=linear,... (all), --executors-per-slot=N (2), --rate-draws=N (4), --no-tables, "
-                        + "--no-scale, --no-tradeoff, --bounds, --verbose");
+        Map<String, Object> options = new HashMap<>(schedulerOptions);
+        for (String key : options.keySet()) {
+            if (!key.startsWith("jetstream.scheduler.")) {
+                throw new ParameterException(spec.commandLine(), "expected jetstream.scheduler.<option>=<value>, got " + key);
             }
         }
+        List<TopologyFamilies.Grouping> kinds = new ArrayList<>();
+        if (!noTables) {
+            for (String k : kindNames) {
+                try {
+                    kinds.add(TopologyFamilies.Grouping.valueOf(k.toUpperCase(Locale.ROOT).replace('-', '_')));
+                } catch (IllegalArgumentException e) {
+                    throw new ParameterException(spec.commandLine(), "--kinds takes shuffle or local-or-shuffle, not " + k);
+                }
+            }
+        }
+        if (executorsPerSlotOption < 1 || rateDrawsOption < 1) {
+            throw new ParameterException(spec.commandLine(), "--executors-per-slot and --rate-draws must be >= 1");
+        }
+        executorsPerSlot = executorsPerSlotOption;
+        rateDraws = rateDrawsOption;
+        families = familyNames;
+        for (String f : families) {
+            if (!TopologyFamilies.NAMES.contains(f)) {
+                throw new ParameterException(spec.commandLine(), "unknown family " + f + "; known: " + TopologyFamilies.NAMES);
+            }
+        }
+        boolean scale = !noScale;
+        boolean tradeOff = !noTradeOff;
         System.out.println("JetStream options: " + (options.isEmpty() ? "defaults" : options) + "; " + rateDraws
                 + " random rate models per case");
         Path trafficDir = Files.createTempDirectory("jetstream-eval-traffic");
@@ -189,16 +218,7 @@ public final class SchedulerEvaluation {
             bounds(options, trafficDir);
             measuredBounds(options, trafficDir);
         }
-        // Storm's schedulers leave non-daemon threads behind; this is a command-line run, so end it.
-        System.exit(0);
-    }
-
-    private static int positive(String arg) {
-        int n = Integer.parseInt(arg.substring(arg.indexOf('=') + 1));
-        if (n < 1) {
-            throw new IllegalArgumentException(arg + ": must be >= 1");
-        }
-        return n;
+        return 0;
     }
 
     /** Keys of the per-family sums besides the stock schedulers. */

@@ -2,8 +2,8 @@ package io.jetstream.benchmarks.storm;
 
 import io.jetstream.benchmarks.storm.placement.PlacementTopology;
 import io.jetstream.benchmarks.storm.placement.PlacementTopology.Grouping;
-import io.jetstream.harness.Arguments;
 import io.jetstream.harness.Await;
+import io.jetstream.harness.EngineConfiguration;
 import io.jetstream.harness.LatencySummary;
 import io.jetstream.harness.ScratchDirectory;
 import io.jetstream.harness.TextTable;
@@ -25,6 +25,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -32,6 +33,10 @@ import org.apache.storm.Config;
 import org.apache.storm.generated.ExecutorSummary;
 import org.apache.storm.generated.TopologyInfo;
 import org.apache.storm.utils.NimbusClient;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
+import picocli.CommandLine.Option;
 
 /**
  * Storm's even scheduler against JetStream's ({@code io.jetstream.scheduler.storm.JetStreamScheduler}),
@@ -71,7 +76,9 @@ import org.apache.storm.utils.NimbusClient;
  *          --online false --online-window-ms 5000 --online-min-period-seconds (the phases' length + 30)
  * </pre>
  */
-public final class SchedulerEndToEndBenchmark {
+@Command(name = "SchedulerEndToEndBenchmark", mixinStandardHelpOptions = true, showDefaultValues = true,
+        description = "Storm's even scheduler against JetStream's on two hosts joined by a shaped link (needs root).")
+public final class SchedulerEndToEndBenchmark implements Callable<Integer> {
     static final String EVEN = "org.apache.storm.scheduler.DefaultScheduler";
     static final String OURS = "io.jetstream.scheduler.storm.JetStreamScheduler";
     private static final List<String> SIDES = List.of("even", "JetStream");
@@ -82,62 +89,85 @@ public final class SchedulerEndToEndBenchmark {
     private static final int HOLD_PHASE = 1_000;
     private static final Pattern ROUTE = Pattern.compile("same host: (true|false), data over (the shared-memory ring|TCP)");
 
-    private final int rounds;
-    private final int slots;
-    private final int sources;
-    private final int relays;
-    private final int sinks;
-    private final Grouping grouping;
-    private final List<Integer> rates;
-    private final int warmupSeconds;
-    private final int settleSeconds;
-    private final int seconds;
-    private final int payloadBytes;
-    private final int maxSpoutPending;
-    private final String linkRate;
-    private final String linkBurst;
-    private final String context;
-    private final Map<String, Object> topologyConf;
-    private final Map<String, Object> oursNimbusConf;
-    private final String logsTo;
-    private final boolean online;
-    private final long onlineMinPeriodMs;
-    private final int onlineWindowMs;
+    @Option(names = "--rounds", description = "Rounds, each running both sides, alternating which goes first.")
+    private int rounds = 2;
+    @Option(names = "--slots", description = "Worker slots per host; at least 2.")
+    private int slots = 2;
+    @Option(names = "--sources", description = "Spout tasks.")
+    private int sources = 4;
+    @Option(names = "--relays", description = "Relay bolt tasks.")
+    private int relays = 6;
+    @Option(names = "--sinks", description = "Sink bolt tasks.")
+    private int sinks = 2;
+    @Option(names = "--grouping", paramLabel = "GROUPING", description = "Grouping of both edges: local-or-shuffle or shuffle.")
+    private String groupingName = "local-or-shuffle";
+    @Option(names = "--rates", split = ",", description = "Total spout rates (tuples/s) of the fixed-rate phases.")
+    private List<Integer> rates = List.of(1_000, 5_000);
+    @Option(names = "--warmup-seconds", description = "Length of the warm-up phase.")
+    private int warmupSeconds = 15;
+    @Option(names = "--settle-seconds", description = "Settling phase before each measured phase.")
+    private int settleSeconds = 3;
+    @Option(names = "--seconds", description = "Length of each measured phase.")
+    private int seconds = 10;
+    @Option(names = "--payload-bytes", description = "Payload of each tuple.")
+    private int payloadBytes = 1_024;
+    @Option(names = "--max-spout-pending", description = "topology.max.spout.pending.")
+    private int maxSpoutPending = 1_000;
+    @Option(names = "--link-rate", description = "tc tbf rate of each direction of the link.")
+    private String linkRate = "100mbit";
+    @Option(names = "--link-burst", description = "tc tbf burst of each direction of the link.")
+    private String linkBurst = "32kb";
+    @Option(names = "--context", description = "The messaging context class of both sides.")
+    private String context = StormHopLatency.JETSTREAM;
+    @Option(names = "--conf", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Topology configuration of both sides (repeatable).")
+    private Map<String, String> topologyConfText = new LinkedHashMap<>();
+    @Option(names = "--ours-nimbus-conf", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Configuration of the Nimbus that runs JetStream's scheduler (repeatable).")
+    private Map<String, String> oursNimbusConfText = new LinkedHashMap<>();
+    @Option(names = "--logs-to", paramLabel = "DIR", showDefaultValue = Visibility.NEVER,
+            description = "Keep the engine logs here (they go with the cluster's temporary directory otherwise).")
+    private String logsTo = "";
+    @Option(names = "--online", arity = "1",
+            description = "Record traffic and let JetStream's Nimbus rebalance online after the phases (true or false).")
+    private boolean online;
+    @Option(names = "--online-window-ms", description = "Traffic window of the online mode.")
+    private int onlineWindowMs = 5_000;
+    @Option(names = "--online-min-period-seconds",
+            description = "rebalance.min-period of the online mode (default: the phases' length + 30).")
+    private Integer onlineMinPeriodSeconds;
+
+    private Grouping grouping;
+    private Map<String, Object> topologyConf;
+    private Map<String, Object> oursNimbusConf;
+    private long onlineMinPeriodMs;
     /** Measured phases by phase name, then side, one per round. */
     private final Map<String, Map<String, List<PhaseResult>>> phases = new LinkedHashMap<>();
     /** Where the tuples went, by side, one per round. */
     private final Map<String, List<Crossing>> crossings = new LinkedHashMap<>();
     private final Map<String, List<String>> statuses = new LinkedHashMap<>();
 
-    private SchedulerEndToEndBenchmark(Arguments args) {
-        this.rounds = args.integer("rounds", 2);
-        this.slots = args.integer("slots", 2);
-        this.sources = args.integer("sources", 4);
-        this.relays = args.integer("relays", 6);
-        this.sinks = args.integer("sinks", 2);
-        this.grouping = Grouping.of(args.string("grouping", "local-or-shuffle"));
-        this.rates = args.integers("rates", List.of(1_000, 5_000));
-        this.warmupSeconds = args.integer("warmup-seconds", 15);
-        this.settleSeconds = args.integer("settle-seconds", 3);
-        this.seconds = args.integer("seconds", 10);
-        this.payloadBytes = args.integer("payload-bytes", 1_024);
-        this.maxSpoutPending = args.integer("max-spout-pending", 1_000);
-        this.linkRate = args.string("link-rate", "100mbit");
-        this.linkBurst = args.string("link-burst", "32kb");
-        this.context = args.string("context", StormHopLatency.JETSTREAM);
-        this.online = Boolean.parseBoolean(args.string("online", "false"));
-        this.onlineWindowMs = args.integer("online-window-ms", 5_000);
+    public static void main(String[] argv) {
+        System.exit(new CommandLine(new SchedulerEndToEndBenchmark()).execute(argv));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (slots < 2) {
+            throw new IllegalArgumentException("--slots must be at least 2 (workers on one host share the ring), got " + slots);
+        }
+        grouping = Grouping.of(groupingName);
         int scheduleSeconds = warmupSeconds + rates.size() * (settleSeconds + seconds) + settleSeconds + seconds;
         // The online check must not come before the measured phases of the placement from structure are over.
-        this.onlineMinPeriodMs = args.integer("online-min-period-seconds", scheduleSeconds + 30) * 1_000L;
+        onlineMinPeriodMs = (onlineMinPeriodSeconds != null ? onlineMinPeriodSeconds : scheduleSeconds + 30) * 1_000L;
         Map<String, Object> conf = new LinkedHashMap<>();
         if (online) {
             conf.put("topology.auto.task.hooks", List.of(HOOK));
             conf.put("jetstream.scheduler.traffic.store", "zookeeper");
             conf.put("jetstream.scheduler.traffic.window-ms", onlineWindowMs);
         }
-        conf.putAll(args.configuration("conf"));
-        this.topologyConf = conf;
+        conf.putAll(EngineConfiguration.typed(topologyConfText));
+        topologyConf = conf;
         Map<String, Object> nimbus = new LinkedHashMap<>();
         nimbus.put("storm.scheduler", OURS);
         if (online) {
@@ -148,22 +178,14 @@ public final class SchedulerEndToEndBenchmark {
         } else {
             nimbus.put("jetstream.scheduler.mode", "offline");
         }
-        nimbus.putAll(args.configuration("ours-nimbus-conf"));
-        this.oursNimbusConf = nimbus;
-        this.logsTo = args.string("logs-to", "");
-        args.requireAllRead();
-        if (slots < 2) {
-            throw new IllegalArgumentException("--slots must be at least 2 (workers on one host share the ring)");
-        }
-    }
-
-    public static void main(String[] argv) throws Exception {
-        SchedulerEndToEndBenchmark benchmark = new SchedulerEndToEndBenchmark(new Arguments(argv));
+        nimbus.putAll(EngineConfiguration.typed(oursNimbusConfText));
+        oursNimbusConf = nimbus;
         if (!ShapedNamespace.runningAsRoot()) {
             System.out.println("SchedulerEndToEndBenchmark needs root (ip netns, tc tbf, unshare) to make the second host; not run.");
-            return;
+            return 0;
         }
-        benchmark.run();
+        run();
+        return 0;
     }
 
     private void run() throws Exception {

@@ -1,7 +1,7 @@
 package io.jetstream.benchmarks.storm;
 
 import io.jetstream.benchmarks.storm.TopologyRun.Deployment;
-import io.jetstream.harness.Arguments;
+import io.jetstream.harness.EngineConfiguration;
 import io.jetstream.harness.ScratchDirectory;
 import io.jetstream.harness.report.PhaseComparison;
 import io.jetstream.harness.report.PhaseSchedule;
@@ -13,7 +13,12 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import org.apache.storm.Config;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
+import picocli.CommandLine.Option;
 
 /**
  * Storm's stock messaging context against ours between two "hosts" joined by a shaped link: a real
@@ -38,21 +43,47 @@ import org.apache.storm.Config;
  *          --logs-to DIR (keep the engine logs, which go with the cluster's temporary directory otherwise)
  * </pre>
  */
-public final class StormCrossHostBenchmark {
-    private final String stock;
-    private final String ours;
-    private final int rounds;
-    private final String linkRate;
-    private final String linkBurst;
-    private final List<Integer> lowRates;
-    private final List<Integer> batchSizes;
-    private final int warmupSeconds;
-    private final int settleSeconds;
-    private final int seconds;
-    private final Deployment deployment;
-    private final Map<String, Object> stockConf;
-    private final Map<String, Object> oursConf;
-    private final String logsTo;
+@Command(name = "StormCrossHostBenchmark", mixinStandardHelpOptions = true, showDefaultValues = true,
+        description = "Storm's stock messaging context against JetStream's between two network namespaces joined by a shaped link (needs root).")
+public final class StormCrossHostBenchmark implements Callable<Integer> {
+    @Option(names = "--stock", description = "The stock side's messaging context class.")
+    private String stock = StormHopLatency.STOCK;
+    @Option(names = "--ours", description = "JetStream's messaging context class.")
+    private String ours = StormHopLatency.JETSTREAM;
+    @Option(names = "--rounds", description = "Rounds, each running both sides, alternating which goes first.")
+    private int rounds = 2;
+    @Option(names = "--link-rate", description = "tc tbf rate of each direction of the link.")
+    private String linkRate = "100mbit";
+    @Option(names = "--link-burst", description = "tc tbf burst of each direction of the link.")
+    private String linkBurst = "32kb";
+    @Option(names = "--low-rates", split = ",", description = "Total spout rates (tuples/s) of the fixed-rate phases.")
+    private List<Integer> lowRates = List.of(100, 1_000);
+    @Option(names = "--batch-sizes", split = ",",
+            description = "storm.messaging.netty.transfer.batch.size values swept to give stock its best.")
+    private List<Integer> batchSizes = List.of(16_384, 65_536, 262_144, 1_048_576);
+    @Option(names = "--warmup-seconds", description = "Length of the warm-up phase.")
+    private int warmupSeconds = 15;
+    @Option(names = "--settle-seconds", description = "Settling phase before each measured phase.")
+    private int settleSeconds = 3;
+    @Option(names = "--seconds", description = "Length of each measured phase.")
+    private int seconds = 10;
+    @Option(names = "--payload-bytes", description = "Payload of each tuple.")
+    private int payloadBytes = 1_024;
+    @Option(names = "--max-spout-pending", description = "topology.max.spout.pending.")
+    private int maxSpoutPending = 1_000;
+    @Option(names = "--stock-conf", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Topology configuration of the stock side (repeatable).")
+    private Map<String, String> stockConfText = new LinkedHashMap<>();
+    @Option(names = "--ours-conf", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Topology configuration of JetStream's side (repeatable).")
+    private Map<String, String> oursConfText = new LinkedHashMap<>();
+    @Option(names = "--logs-to", paramLabel = "DIR", showDefaultValue = Visibility.NEVER,
+            description = "Keep the engine logs here (they go with the cluster's temporary directory otherwise).")
+    private String logsTo = "";
+
+    private Deployment deployment;
+    private Map<String, Object> stockConf;
+    private Map<String, Object> oursConf;
     private final PhaseComparison results = new PhaseComparison();
     /** What crossed the link per acked tuple, by phase name, then side, one value per round. */
     private final Map<String, Map<String, List<LinkPerTuple>>> linkPerTuple = new LinkedHashMap<>();
@@ -60,31 +91,21 @@ public final class StormCrossHostBenchmark {
     /** Link bytes and packets (both directions) per acked tuple in one phase; packets show headers and pure acknowledgements. */
     private record LinkPerTuple(double bytes, double packets) {}
 
-    private StormCrossHostBenchmark(Arguments args) {
-        this.stock = args.string("stock", StormHopLatency.STOCK);
-        this.ours = args.string("ours", StormHopLatency.JETSTREAM);
-        this.rounds = args.integer("rounds", 2);
-        this.linkRate = args.string("link-rate", "100mbit");
-        this.linkBurst = args.string("link-burst", "32kb");
-        this.lowRates = args.integers("low-rates", List.of(100, 1_000));
-        this.batchSizes = args.integers("batch-sizes", List.of(16_384, 65_536, 262_144, 1_048_576));
-        this.warmupSeconds = args.integer("warmup-seconds", 15);
-        this.settleSeconds = args.integer("settle-seconds", 3);
-        this.seconds = args.integer("seconds", 10);
-        this.deployment = new Deployment(2, 2, args.integer("payload-bytes", 1_024), args.integer("max-spout-pending", 1_000));
-        this.stockConf = args.configuration("stock-conf");
-        this.oursConf = args.configuration("ours-conf");
-        this.logsTo = args.string("logs-to", "");
-        args.requireAllRead();
+    public static void main(String[] argv) {
+        System.exit(new CommandLine(new StormCrossHostBenchmark()).execute(argv));
     }
 
-    public static void main(String[] argv) throws Exception {
-        StormCrossHostBenchmark benchmark = new StormCrossHostBenchmark(new Arguments(argv));
+    @Override
+    public Integer call() throws Exception {
         if (!ShapedNamespace.runningAsRoot()) {
             System.out.println("StormCrossHostBenchmark needs root (ip netns, tc tbf) to make the second host; not run.");
-            return;
+            return 0;
         }
-        benchmark.run();
+        deployment = new Deployment(2, 2, payloadBytes, maxSpoutPending);
+        stockConf = EngineConfiguration.typed(stockConfText);
+        oursConf = EngineConfiguration.typed(oursConfText);
+        run();
+        return 0;
     }
 
     private void run() throws Exception {

@@ -2,7 +2,6 @@ package io.jetstream.benchmarks.storm;
 
 import io.jetstream.benchmarks.storm.hop.HopPeer;
 import io.jetstream.benchmarks.storm.hop.HopWorker;
-import io.jetstream.harness.Arguments;
 import io.jetstream.harness.LatencySummary;
 import io.jetstream.harness.ScratchDirectory;
 import io.jetstream.harness.TextTable;
@@ -18,6 +17,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
+import picocli.CommandLine.Option;
 
 /**
  * Hop latency between two worker JVMs on this host through a Storm messaging context, stock against
@@ -39,45 +43,50 @@ import java.util.Map;
  * </pre>
  * Targets it judges JetStream by: p50 at most 1/10 of stock's, p99 at most 1/3.
  */
-public final class StormHopLatency {
+@Command(name = "StormHopLatency", mixinStandardHelpOptions = true, showDefaultValues = true,
+        description = "Hop latency between two Storm worker JVMs on this host, stock messaging context against JetStream's.")
+public final class StormHopLatency implements Callable<Integer> {
     static final String STOCK = "org.apache.storm.messaging.netty.Context";
     static final String JETSTREAM = "io.jetstream.storm.transport.JetStreamContext";
     private static final Duration ANSWER = Duration.ofSeconds(60);
 
-    private final String stock;
-    private final String ours;
-    private final int rounds;
-    private final List<Integer> sizes;
-    private final List<Integer> rates;
-    private final int warmupSeconds;
-    private final int seconds;
-    private final int pingPongs;
-    private final int pingPongWarmup;
-    private final int jvmWarmupSeconds;
-    private final List<String> stockConf;
-    private final List<String> oursConf;
+    @Option(names = "--stock", description = "The stock side's messaging context class.")
+    private String stock = STOCK;
+    @Option(names = "--ours", description = "JetStream's messaging context class.")
+    private String ours = JETSTREAM;
+    @Option(names = "--rounds", description = "Rounds, each starting fresh JVMs for both sides, alternating which goes first.")
+    private int rounds = 3;
+    @Option(names = "--sizes", split = ",", description = "Payload sizes in bytes.")
+    private List<Integer> sizes = List.of(64, 1024);
+    @Option(names = "--rates", split = ",", description = "Paced send rates (messages/s).")
+    private List<Integer> rates = List.of(1_000, 10_000);
+    @Option(names = "--warmup-seconds", description = "Warm-up of each paced scenario.")
+    private int warmupSeconds = 2;
+    @Option(names = "--seconds", description = "Measured length of each paced scenario.")
+    private int seconds = 5;
+    @Option(names = "--pingpongs", description = "Measured ping-pong round trips per size.")
+    private int pingPongs = 20_000;
+    @Option(names = "--pingpong-warmup", description = "Ping-pong round trips before measuring.")
+    private int pingPongWarmup = 2_000;
+    @Option(names = "--jvm-warmup-seconds", description = "Warm-up of fresh worker JVMs before any scenario.")
+    private int jvmWarmupSeconds = 5;
+    @Option(names = "--stock-conf", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Worker configuration of the stock side (repeatable).")
+    private List<String> stockConf = new ArrayList<>();
+    @Option(names = "--ours-conf", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Worker configuration of JetStream's side (repeatable).")
+    private List<String> oursConf = new ArrayList<>();
     /** Samples by scenario, then side ("stock", "ours"), one array per round. */
     private final Map<String, Map<String, List<long[]>>> samples = new LinkedHashMap<>();
 
-    private StormHopLatency(Arguments args) {
-
-        this.stock = args.string("stock", STOCK);
-        this.ours = args.string("ours", JETSTREAM);
-        this.rounds = args.integer("rounds", 3);
-        this.sizes = args.integers("sizes", List.of(64, 1024));
-        this.rates = args.integers("rates", List.of(1_000, 10_000));
-        this.warmupSeconds = args.integer("warmup-seconds", 2);
-        this.seconds = args.integer("seconds", 5);
-        this.pingPongs = args.integer("pingpongs", 20_000);
-        this.pingPongWarmup = args.integer("pingpong-warmup", 2_000);
-        this.jvmWarmupSeconds = args.integer("jvm-warmup-seconds", 5);
-        this.stockConf = args.all("stock-conf");
-        this.oursConf = args.all("ours-conf");
-        args.requireAllRead();
+    public static void main(String[] argv) {
+        System.exit(new CommandLine(new StormHopLatency()).execute(argv));
     }
 
-    public static void main(String[] argv) throws Exception {
-        new StormHopLatency(new Arguments(argv)).run();
+    @Override
+    public Integer call() throws Exception {
+        run();
+        return 0;
     }
 
     private void run() throws Exception {
@@ -87,7 +96,7 @@ public final class StormHopLatency {
         try (ScratchDirectory scratch = ScratchDirectory.create("jetstream-storm-hop-")) {
             StormHome home = StormHome.layOut(scratch.path().resolve("storm-home"), env.transportJar());
             String classPath = String.join(File.pathSeparator, home.libWorker() + File.separator + "*",
-                    home.extlib() + File.separator + "*", codeSource(HopWorker.class));
+                    home.extlib() + File.separator + "*", codeSource(HopWorker.class), codeSource(CommandLine.class));
             for (int round = 0; round < rounds; round++) {
                 List<String> order = round % 2 == 0 ? List.of("stock", "ours") : List.of("ours", "stock");
                 for (String side : order) {

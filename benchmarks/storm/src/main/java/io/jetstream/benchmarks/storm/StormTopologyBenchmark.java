@@ -1,7 +1,7 @@
 package io.jetstream.benchmarks.storm;
 
 import io.jetstream.benchmarks.storm.TopologyRun.Deployment;
-import io.jetstream.harness.Arguments;
+import io.jetstream.harness.EngineConfiguration;
 import io.jetstream.harness.ScratchDirectory;
 import io.jetstream.harness.report.PhaseComparison;
 import io.jetstream.harness.report.PhaseSchedule;
@@ -11,6 +11,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
+import picocli.CommandLine.Option;
 
 /**
  * Storm's stock messaging context against ours inside a real Storm cluster on this host: ZooKeeper,
@@ -31,42 +36,54 @@ import java.util.Map;
  *          --logs-to DIR (keep the engine logs, which go with the cluster's temporary directory otherwise)
  * </pre>
  */
-public final class StormTopologyBenchmark {
-    private final String stock;
-    private final String ours;
-    private final int rounds;
-    private final int workers;
-    private final List<Integer> rates;
-    private final int warmupSeconds;
-    private final int settleSeconds;
-    private final int seconds;
-    private final Deployment deployment;
-    private final Map<String, Object> stockConf;
-    private final Map<String, Object> oursConf;
-    private final String logsTo;
+@Command(name = "StormTopologyBenchmark", mixinStandardHelpOptions = true, showDefaultValues = true,
+        description = "Storm's stock messaging context against JetStream's in a real Storm cluster on this host.")
+public final class StormTopologyBenchmark implements Callable<Integer> {
+    @Option(names = "--stock", description = "The stock side's messaging context class.")
+    private String stock = StormHopLatency.STOCK;
+    @Option(names = "--ours", description = "JetStream's messaging context class.")
+    private String ours = StormHopLatency.JETSTREAM;
+    @Option(names = "--rounds", description = "Rounds, each running both sides, alternating which goes first.")
+    private int rounds = 2;
+    @Option(names = "--workers", description = "Worker JVMs (slots on the one supervisor); at least 4.")
+    private int workers = 4;
+    @Option(names = "--rates", split = ",", description = "Total spout rates (tuples/s) of the fixed-rate phases.")
+    private List<Integer> rates = List.of(1_000, 10_000, 50_000);
+    @Option(names = "--warmup-seconds", description = "Length of the warm-up phase.")
+    private int warmupSeconds = 20;
+    @Option(names = "--settle-seconds", description = "Settling phase before each measured phase.")
+    private int settleSeconds = 3;
+    @Option(names = "--seconds", description = "Length of each measured phase.")
+    private int seconds = 15;
+    @Option(names = "--payload-bytes", description = "Payload of each tuple.")
+    private int payloadBytes = 128;
+    @Option(names = "--max-spout-pending", description = "topology.max.spout.pending.")
+    private int maxSpoutPending = 1_000;
+    @Option(names = "--stock-conf", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Topology configuration of the stock side (repeatable).")
+    private Map<String, String> stockConf = new LinkedHashMap<>();
+    @Option(names = "--ours-conf", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Topology configuration of JetStream's side (repeatable).")
+    private Map<String, String> oursConf = new LinkedHashMap<>();
+    @Option(names = "--logs-to", paramLabel = "DIR", showDefaultValue = Visibility.NEVER,
+            description = "Keep the engine logs here (they go with the cluster's temporary directory otherwise).")
+    private String logsTo = "";
+
+    private Deployment deployment;
     private final PhaseComparison results = new PhaseComparison();
 
-    private StormTopologyBenchmark(Arguments args) {
-        this.stock = args.string("stock", StormHopLatency.STOCK);
-        this.ours = args.string("ours", StormHopLatency.JETSTREAM);
-        this.rounds = args.integer("rounds", 2);
-        this.workers = args.integer("workers", 4);
-        this.rates = args.integers("rates", List.of(1_000, 10_000, 50_000));
-        this.warmupSeconds = args.integer("warmup-seconds", 20);
-        this.settleSeconds = args.integer("settle-seconds", 3);
-        this.seconds = args.integer("seconds", 15);
-        this.deployment = new Deployment(workers, workers, args.integer("payload-bytes", 128), args.integer("max-spout-pending", 1_000));
-        this.stockConf = args.configuration("stock-conf");
-        this.oursConf = args.configuration("ours-conf");
-        this.logsTo = args.string("logs-to", "");
-        args.requireAllRead();
-        if (workers < 4) {
-            throw new IllegalArgumentException("--workers must be at least 4");
-        }
+    public static void main(String[] argv) {
+        System.exit(new CommandLine(new StormTopologyBenchmark()).execute(argv));
     }
 
-    public static void main(String[] argv) throws Exception {
-        new StormTopologyBenchmark(new Arguments(argv)).run();
+    @Override
+    public Integer call() throws Exception {
+        if (workers < 4) {
+            throw new IllegalArgumentException("--workers must be at least 4, got " + workers);
+        }
+        deployment = new Deployment(workers, workers, payloadBytes, maxSpoutPending);
+        run();
+        return 0;
     }
 
     private void run() throws Exception {
@@ -86,7 +103,7 @@ public final class StormTopologyBenchmark {
                 List<String> order = round % 2 == 0 ? List.of("stock", "ours") : List.of("ours", "stock");
                 for (String side : order) {
                     String contextClass = side.equals("stock") ? stock : ours;
-                    Map<String, Object> conf = side.equals("stock") ? stockConf : oursConf;
+                    Map<String, Object> conf = EngineConfiguration.typed(side.equals("stock") ? stockConf : oursConf);
                     Map<String, PhaseResult> phases = TopologyRun.run(cluster, "bench-" + side + "-" + submission++, contextClass, conf,
                             deployment, PhaseSchedule.ratesThenMaximum(rates, warmupSeconds, settleSeconds, seconds, true), scratch.path());
                     for (Map.Entry<String, PhaseResult> p : phases.entrySet()) {

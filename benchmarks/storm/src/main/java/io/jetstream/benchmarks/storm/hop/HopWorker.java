@@ -14,6 +14,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -28,6 +29,10 @@ import org.apache.storm.messaging.TransportFactory;
 import org.apache.storm.messaging.netty.BackPressureStatus;
 import org.apache.storm.metrics2.StormMetricRegistry;
 import org.apache.storm.utils.Utils;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
+import picocli.CommandLine.Parameters;
 
 /**
  * One of the two worker-like JVMs of {@code StormHopLatency}: it uses a messaging context exactly as
@@ -37,7 +42,7 @@ import org.apache.storm.utils.Utils;
  * {@code DeserializingConnectionCallback} deserializes every tuple there) and connects one client to
  * its peer; a single thread calls {@code send()} with one message per call.
  *
- * <p>Runs only on Storm's worker class path ({@code lib-worker/}, {@code extlib/}) and this class.
+ * <p>Runs only on Storm's worker class path ({@code lib-worker/}, {@code extlib/}), this class and picocli.
  * Driven through stdin/stdout, one command per line, each answered by one line:
  * <pre>
  *   (start)                          → PORT &lt;port its server bound&gt;
@@ -57,6 +62,31 @@ import org.apache.storm.utils.Utils;
  * <p>Threads: main (commands, sending), the transport's receive threads ({@link Receiver}), the echo thread.
  */
 public final class HopWorker {
+    /** The command line: what {@code StormHopLatency} passes. */
+    @Command(name = "HopWorker", mixinStandardHelpOptions = true,
+            description = "A worker-like JVM of StormHopLatency, driven through stdin/stdout.")
+    static final class Launch implements Callable<Integer> {
+        @Parameters(index = "0", paramLabel = "CONTEXT-CLASS",
+                description = "The messaging context class (storm.messaging.transport).")
+        String contextClass;
+        @Parameters(index = "1", paramLabel = "RESULTS-DIR", description = "Where the latency samples go.")
+        Path dir;
+        @Parameters(index = "2..*", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+                description = "Extra worker configuration; whole numbers become longs.")
+        Map<String, String> extra = new java.util.LinkedHashMap<>();
+
+        @Override
+        public Integer call() throws Exception {
+            Map<String, Object> conf = new HashMap<>(Utils.readDefaultConfig());
+            conf.put(Config.STORM_MESSAGING_TRANSPORT, contextClass);
+            conf.put(Config.TOPOLOGY_NAME, "hop-latency");
+            conf.put(Config.STORM_MESSAGING_NETTY_FLUSH_TIMEOUT_MS, 10_000);
+            extra.forEach((key, value) -> conf.put(key, value.matches("-?\\d+") ? (Object) Long.parseLong(value) : value));
+            new HopWorker(dir, System.out).run(conf);
+            return 0;
+        }
+    }
+
     static final int TASK = 1;
     static final byte WARMUP = 0;
     static final byte MEASURED = 1;
@@ -77,21 +107,11 @@ public final class HopWorker {
         this.out = out;
     }
 
-    public static void main(String[] args) throws Exception {
-        if (args.length < 2) {
-            System.err.println("usage: HopWorker <context class> <results dir> [key=value ...]");
-            System.exit(2);
+    public static void main(String[] args) {
+        int exit = new CommandLine(new Launch()).execute(args);
+        if (exit != 0) {
+            System.exit(exit);
         }
-        Map<String, Object> conf = new HashMap<>(Utils.readDefaultConfig());
-        conf.put(Config.STORM_MESSAGING_TRANSPORT, args[0]);
-        conf.put(Config.TOPOLOGY_NAME, "hop-latency");
-        conf.put(Config.STORM_MESSAGING_NETTY_FLUSH_TIMEOUT_MS, 10_000);
-        for (int i = 2; i < args.length; i++) {
-            int eq = args[i].indexOf('=');
-            String value = args[i].substring(eq + 1);
-            conf.put(args[i].substring(0, eq), value.matches("-?\\d+") ? (Object) Long.parseLong(value) : value);
-        }
-        new HopWorker(Path.of(args[1]), System.out).run(conf);
     }
 
     private void run(Map<String, Object> conf) throws Exception {

@@ -12,6 +12,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
+import picocli.CommandLine.Parameters;
 
 /**
  * A receiving process for the kill-and-restart tests: binds on a port and appends each delivered
@@ -21,15 +26,26 @@ import java.util.Map;
  *
  * <p>Arguments: port, output file, transport options as key=value (relative to {@code jetstream.}).
  */
-public final class ReceiverProcessMain {
-    public static void main(String[] args) throws Exception {
-        int port = Integer.parseInt(args[0]);
-        Path output = Path.of(args[1]);
-        Map<String, Object> options = new java.util.HashMap<>();
-        for (int i = 2; i < args.length; i++) {
-            String[] kv = args[i].split("=", 2);
-            options.put(kv[0], kv[1]);
+@Command(name = "ReceiverProcessMain", mixinStandardHelpOptions = true, description = "A receiving process for the kill-and-restart tests.")
+public final class ReceiverProcessMain implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "PORT", description = "Port to listen on.")
+    private int port;
+    @Parameters(index = "1", paramLabel = "OUTPUT", description = "The output file (the application's commit log).")
+    private Path output;
+    @Parameters(index = "2..*", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Transport options, relative to jetstream.")
+    private Map<String, String> transportOptions = new java.util.LinkedHashMap<>();
+
+    public static void main(String[] args) {
+        int exit = new CommandLine(new ReceiverProcessMain()).execute(args);
+        if (exit != 0) {
+            System.exit(exit);
         }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Map<String, Object> options = new java.util.HashMap<>(transportOptions);
         long[] last = recover(output);
         FileChannel out = FileChannel.open(output, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
         SequenceStore store = new SequenceStore() {
@@ -62,6 +78,7 @@ public final class ReceiverProcessMain {
         System.out.println("READY " + port);
         System.out.flush();
         new java.util.concurrent.CountDownLatch(1).await(); // serves until the parent kills this process
+        return 0; // not reached
     }
 
     /** The last complete line's epoch and sequence; a torn last line is cut off. */

@@ -6,8 +6,13 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
+import picocli.CommandLine.Parameters;
 
 /**
  * A durable sending process for the kill tests: opens stream "s" as peer "durable-sender" in
@@ -19,19 +24,33 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Arguments: receiver port, journal directory, total records, pause in µs per 100 records, then
  * transport options as key=value (relative to {@code jetstream.}). Prints {@code READY <next index>}.
  */
-public final class SenderProcessMain {
-    public static void main(String[] args) throws Exception {
-        int port = Integer.parseInt(args[0]);
-        String journal = args[1];
-        long total = Long.parseLong(args[2]);
-        long pauseMicros = Long.parseLong(args[3]);
+@Command(name = "SenderProcessMain", mixinStandardHelpOptions = true, description = "A durable sending process for the kill-and-restart tests.")
+public final class SenderProcessMain implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "PORT", description = "The receiver's port on 127.0.0.1.")
+    private int port;
+    @Parameters(index = "1", paramLabel = "JOURNAL-DIR", description = "The stream's journal directory.")
+    private String journal;
+    @Parameters(index = "2", paramLabel = "TOTAL", description = "Records to have sent in all.")
+    private long total;
+    @Parameters(index = "3", paramLabel = "PAUSE-US", description = "Pause in µs per 100 records.")
+    private long pauseMicros;
+    @Parameters(index = "4..*", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
+            description = "Transport options, relative to jetstream.")
+    private Map<String, String> transportOptions = new java.util.LinkedHashMap<>();
+
+    public static void main(String[] args) {
+        int exit = new CommandLine(new SenderProcessMain()).execute(args);
+        if (exit != 0) {
+            System.exit(exit);
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
         Map<String, Object> options = new HashMap<>();
         options.put("transport.reliability", "durable");
         options.put("transport.journal.dir", journal);
-        for (int i = 4; i < args.length; i++) {
-            String[] kv = args[i].split("=", 2);
-            options.put(kv[0], kv[1]);
-        }
+        options.putAll(transportOptions);
         try (NettyTransport t = new NettyTransport(TransportTestSupport.settings(options), "durable-sender")) {
             StreamSender s = t.openSender("s", new InetSocketAddress("127.0.0.1", port), ControlListener.NONE);
             DurableJournal.Recovery recovery = s.journalRecovery();
@@ -52,6 +71,7 @@ public final class SenderProcessMain {
             }
             System.out.println("DONE unacknowledged=" + s.batchesInFlight() + " " + s.metrics());
             System.exit(s.batchesInFlight() == 0 ? 0 : 3);
+            return 3; // not reached
         }
     }
 }
