@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Test;
 class CoreApiTest {
     /** The modules whose main classes are checked, relative to the repository root. */
     private static final List<String> MODULES = List.of(
-            "flink-connector", "storm-transport/storm", "storm-transport/jstorm", "storm-transport/harness", "scheduler-core",
-            "scheduler", "benchmarks/jmh", "benchmarks/demo", "benchmarks/scheduler", "benchmarks/storm", "benchmarks/jstorm",
+            "flink-connector", "storm-transport/storm", "storm-transport/jstorm", "storm-transport/harness", "scheduler/core",
+            "scheduler/storm", "scheduler/jstorm", "benchmarks/jmh", "benchmarks/demo", "benchmarks/scheduler", "benchmarks/storm", "benchmarks/jstorm",
             "benchmarks/flink");
     static final String[] CORE_API = {
         "io.jetstream.core.api..", "io.jetstream.core.config..", "io.jetstream.core.model..", "io.jetstream.core.ring.."

@@ -43,7 +43,8 @@ class DeployableJarsITCase {
         "flink-connector/target/jetstream-flink-connector-%s.jar",
         "storm-transport/storm/target/jetstream-storm-transport-%s.jar",
         "storm-transport/jstorm/target/jetstream-jstorm-transport-%s.jar",
-        "scheduler/target/jetstream-scheduler-%s-shaded.jar"
+        "scheduler/storm/target/jetstream-scheduler-%s-shaded.jar",
+        "scheduler/jstorm/target/jetstream-scheduler-jstorm-%s-shaded.jar"
     })
     void engineJarBundlesOnlyJetStreamAndRelocatedLibraries(String jarPattern) throws IOException {
         Path jar = ROOT.resolve(String.format(jarPattern, VERSION));
@@ -92,7 +93,7 @@ class DeployableJarsITCase {
         String compose = Files.readString(ROOT.resolve("docker/storm/docker-compose.yml"));
         List<URL> extlib = new ArrayList<>();
         for (String jarPattern : List.of("storm-transport/storm/target/jetstream-storm-transport-%s.jar",
-                "scheduler/target/jetstream-scheduler-%s-shaded.jar")) {
+                "scheduler/storm/target/jetstream-scheduler-%s-shaded.jar")) {
             String relative = String.format(jarPattern, VERSION);
             assertTrue(compose.contains("../../" + relative + "}:/jetstream/extlib/"),
                     "docker/storm/docker-compose.yml must mount " + relative + " into extlib/ (daemons and workers)");

@@ -86,7 +86,7 @@ class DockerClustersITCase {
     void stormTopologyRunsThroughJetStreamTransportAndScheduler() throws Exception {
         Map<String, String> env = Map.of(
                 "JETSTREAM_STORM_JAR", jar("storm-transport/storm/target/jetstream-storm-transport-" + VERSION + ".jar").getAbsolutePath(),
-                "JETSTREAM_SCHEDULER_JAR", jar("scheduler/target/jetstream-scheduler-" + VERSION + "-shaded.jar").getAbsolutePath(),
+                "JETSTREAM_SCHEDULER_JAR", jar("scheduler/storm/target/jetstream-scheduler-" + VERSION + "-shaded.jar").getAbsolutePath(),
                 "JETSTREAM_SMOKE_JAR", jar("docker/target/jetstream-docker-" + VERSION + ".jar").getAbsolutePath());
         try (ComposeContainer storm = new ComposeContainer(ROOT.resolve("docker/storm/docker-compose.yml").toFile())
                 .withEnv(env)

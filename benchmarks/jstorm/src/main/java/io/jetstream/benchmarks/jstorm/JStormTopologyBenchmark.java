@@ -15,7 +15,7 @@ import io.jetstream.harness.report.RunControl;
 import io.jetstream.harness.report.TopologyResults;
 import io.jetstream.harness.report.TopologyResults.PhaseResult;
 import io.jetstream.jstorm.cluster.JStormCluster;
-import io.jetstream.jstorm.scheduler.JStormAssignmentPlanner;
+import io.jetstream.scheduler.jstorm.JStormAssignmentPlanner;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

@@ -41,7 +41,7 @@ final class BenchmarkEnvironment {
     Path schedulerJar() {
         Path jar = Path.of(System.getProperty("scheduler.jar", properties.getProperty("scheduler.jar"))).normalize();
         if (!Files.isRegularFile(jar)) {
-            throw new IllegalStateException(jar + " missing: ./mvnw -q -DskipTests package -pl scheduler -am");
+            throw new IllegalStateException(jar + " missing: ./mvnw -q -DskipTests package -pl scheduler/storm -am");
         }
         return jar;
     }

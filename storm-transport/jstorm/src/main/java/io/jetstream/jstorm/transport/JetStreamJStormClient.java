@@ -38,6 +38,13 @@ import org.slf4j.LoggerFactory;
  * ({@link OutboundStream#endOfSend}) and gathers what its deadline brings. {@code each-send} and
  * {@code batch-policy} do one or the other on every path. Concurrent producers share batches either way.
  *
+ * <p><b>Cost.</b> Per {@code send()} call: one monitor enter and, at the end of a burst, the stream's
+ * {@code flush} or {@code endOfSend} (each reads the clock once). Per tuple within the call: its record
+ * target, two volatile reads (closed, {@link OutboundStream#isReady}) and the stream's {@code offer}
+ * (a copy into the open batch); no clock read, lock or allocation. The clock is read per tuple only
+ * while a send waits (not connected, pushed back). {@code JStormSendBenchmark} (benchmarks/jstorm)
+ * measures both paths.
+ *
  * <p><b>Contract.</b> {@code send()} never throws into the worker. While the stream is not connected
  * yet, or its receiver pushes back, the calling thread waits (as JStorm's own client blocks it) up to
  * {@code jetstream.jstorm.send-wait-ms}; then what that {@code send()} still holds is dropped,

@@ -12,7 +12,7 @@ import backtype.storm.generated.TaskSummary;
 import backtype.storm.generated.TopologyInfo;
 import backtype.storm.utils.NimbusClient;
 import com.alibaba.jstorm.client.WorkerAssignment;
-import io.jetstream.jstorm.scheduler.JStormAssignmentPlanner;
+import io.jetstream.scheduler.jstorm.JStormAssignmentPlanner;
 import io.jetstream.jstorm.transport.JetStreamJStormContext;
 import java.io.IOException;
 import java.io.OutputStream;

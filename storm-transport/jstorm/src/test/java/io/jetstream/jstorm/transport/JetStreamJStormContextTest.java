@@ -156,8 +156,11 @@ class JetStreamJStormContextTest {
             start.countDown();
             // The control drainer's path: a CONTROL message, which must reach the control queue as such.
             client.send(new TaskMessage(TaskMessage.CONTROL_MESSAGE, OTHER_TASK, "ctl".getBytes(StandardCharsets.UTF_8)));
-            // The task registers its queue only now: the server holds what arrived until then.
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+            // The task registers its queue only once batches have reached the server: it holds them until then.
+            JetStreamJStormServer jsServer = (JetStreamJStormServer) server;
+            await("batches at the server before the task's queue is registered").atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(2)).until(() -> jsServer.receiver().metrics().batchesReceived() > 0);
+            assertEquals(0, receiving.meters().received().records(), "nothing delivered while the task has no queue");
             queues.put(TASK, taskQueue);
 
             List<Object> received = drain(taskQueue, producers * perProducer, 60);
@@ -186,7 +189,6 @@ class JetStreamJStormContextTest {
             assertEquals(0, sending.meters().dropped());
             assertEquals(0, receiving.meters().overflowed());
             JetStreamJStormClient jsClient = (JetStreamJStormClient) client;
-            JetStreamJStormServer jsServer = (JetStreamJStormServer) server;
             long[] routes = jsServer.routeBatches();
             assertEquals(ring, jsClient.stream().metrics().ringBatches() > 0, "same-host workers over the ring: " + ring);
             assertEquals(ring ? 0 : jsClient.stream().metrics().batchesSent(), routes[1], "TCP batches the receiver saw");
@@ -253,7 +255,12 @@ class JetStreamJStormContextTest {
                 }
             });
             producer.start();
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(300)); // the task is busy: its queue of 16 fills
+            // The task is busy (nothing drains its queue of 16) until the queue is full and the transport
+            // has had to act on it: pushed the sender back, or (deliver-wait-ms 0) overflowed.
+            await(deliverWaitMs > 0 ? "a full task queue and the sender pushed back" : "a full task queue overflowing")
+                    .atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(2))
+                    .until(() -> taskQueue.population() == 16
+                            && (deliverWaitMs > 0 ? sawPushBack.get() : receiving.meters().overflowed() > 0));
             List<Object> received = drain(taskQueue, count, 40);
             producer.join(10_000);
             assertEquals(count, received.size(), () -> receiving.meters() + " / " + sending.meters());

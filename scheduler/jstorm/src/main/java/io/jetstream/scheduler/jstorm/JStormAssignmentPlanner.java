@@ -1,4 +1,4 @@
-package io.jetstream.jstorm.scheduler;
+package io.jetstream.scheduler.jstorm;
 
 import backtype.storm.Config;
 import backtype.storm.generated.Bolt;

@@ -100,9 +100,9 @@ public final class PlacementOptions {
     public static final OptionGroup GROUP = new OptionGroup(
             "Scheduler placement",
             "scheduler.",
-            "TurboStream's placement and the rebalance policy, without an engine (module `scheduler-core`). Read "
+            "TurboStream's placement and the rebalance policy, without an engine (module `scheduler/core`). Read "
                     + "by `io.jetstream.scheduler.storm.JetStreamScheduler` when Nimbus starts and by "
-                    + "`io.jetstream.jstorm.scheduler.JStormAssignmentPlanner` from the topology's configuration at "
+                    + "`io.jetstream.scheduler.jstorm.JStormAssignmentPlanner` from the topology's configuration at "
                     + "submission (which uses the placement options only: JStorm never rebalances). See docs/scheduler.md.",
             List.of(STRUCTURE_RATES, STRUCTURE_RATE_SPREAD, WITHIN_NODE, TASK_THRESHOLD, MAX_PARENT_SHARE, BALANCE_FACTOR, MAX_BFS_STARTS, REFINE,
                     REFINE_ATTEMPTS, REFINE_TIME_BUDGET_MS,

@@ -1,4 +1,4 @@
-package io.jetstream.jstorm.scheduler;
+package io.jetstream.scheduler.jstorm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
