@@ -1,5 +1,7 @@
 package io.jetstream.flink.cluster;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -14,8 +16,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint;
 
@@ -75,7 +75,7 @@ public final class FlinkProcessCluster implements AutoCloseable {
             "taskmanager.memory.jvm-metaspace.size", "192m",
             "taskmanager.memory.jvm-overhead.min", "192m",
             "taskmanager.memory.jvm-overhead.max", "192m");
-    private static final Pattern TASK_MANAGER_ID = Pattern.compile("\"slotsNumber\"\\s*:");
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final StandaloneSessionClusterEntrypoint jobManager;
     private final List<Process> taskManagers = new ArrayList<>();
@@ -192,10 +192,7 @@ public final class FlinkProcessCluster implements AutoCloseable {
                 }
             }
             HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-            int registered = 0;
-            for (Matcher m = TASK_MANAGER_ID.matcher(response.body()); m.find(); ) {
-                registered++;
-            }
+            int registered = registeredTaskManagers(response);
             if (registered >= taskManagers.size()) {
                 return;
             }
@@ -205,6 +202,22 @@ public final class FlinkProcessCluster implements AutoCloseable {
             }
             Thread.sleep(100); // the REST API has no notification to wait on
         }
+    }
+
+    /**
+     * How many TaskManagers the JobManager's {@code GET /taskmanagers} lists (its answer is
+     * {@code {"taskmanagers": [{"id": ..., "slotsNumber": ..., ...}, ...]}}); none while it answers
+     * with an error.
+     */
+    private static int registeredTaskManagers(HttpResponse<String> response) throws IOException {
+        if (response.statusCode() != 200) {
+            return 0;
+        }
+        JsonNode list = JSON.readTree(response.body()).path("taskmanagers");
+        if (!list.isArray()) {
+            throw new IOException("GET /taskmanagers answered without a list of TaskManagers: " + response.body());
+        }
+        return list.size();
     }
 
     public int restPort() {
