@@ -192,7 +192,7 @@ public final class FlinkProcessCluster implements AutoCloseable {
                 }
             }
             HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-            int registered = registeredTaskManagers(response);
+            int registered = registeredTaskManagers(response.statusCode(), response.body());
             if (registered >= taskManagers.size()) {
                 return;
             }
@@ -209,13 +209,13 @@ public final class FlinkProcessCluster implements AutoCloseable {
      * {@code {"taskmanagers": [{"id": ..., "slotsNumber": ..., ...}, ...]}}); none while it answers
      * with an error.
      */
-    private static int registeredTaskManagers(HttpResponse<String> response) throws IOException {
-        if (response.statusCode() != 200) {
+    static int registeredTaskManagers(int status, String body) throws IOException {
+        if (status != 200) {
             return 0;
         }
-        JsonNode list = JSON.readTree(response.body()).path("taskmanagers");
+        JsonNode list = JSON.readTree(body).path("taskmanagers");
         if (!list.isArray()) {
-            throw new IOException("GET /taskmanagers answered without a list of TaskManagers: " + response.body());
+            throw new IOException("GET /taskmanagers answered without a list of TaskManagers: " + body);
         }
         return list.size();
     }
