@@ -16,8 +16,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * jetstream-core's door: what the engine adapters and the benchmarks may use of it. Its public API is
- * {@code io.jetstream.core.api} (the transport, its streams and endpoints, flush control for engines
+ * jetstream-core's door: what the engine adapters, the test support and the benchmarks may use of it.
+ * Its public API is {@code io.jetstream.core.api} (the transport, its streams and endpoints, flush control for engines
  * that own their buffers, the settings and options), {@code io.jetstream.core.config} (options,
  * declared once and validated), {@code io.jetstream.core.model} (JetStream's latency model, its oracle
  * and the loop that applies them to a stream) and {@code io.jetstream.core.ring} (the shared-memory
@@ -28,8 +28,9 @@ import org.junit.jupiter.api.Test;
 class CoreApiTest {
     /** The modules whose main classes are checked, relative to the repository root. */
     private static final List<String> MODULES = List.of(
-            "flink-connector", "storm-transport/storm", "storm-transport/jstorm", "storm-transport/harness", "scheduler/core",
-            "scheduler/storm", "scheduler/jstorm", "benchmarks/jmh", "benchmarks/demo", "benchmarks/scheduler", "benchmarks/storm", "benchmarks/jstorm",
+            "flink-connector", "storm-transport/storm", "storm-transport/jstorm", "scheduler/core", "scheduler/storm",
+            "scheduler/jstorm", "test-support/common", "test-support/flink", "test-support/storm", "test-support/jstorm",
+            "benchmarks/jmh", "benchmarks/demo", "benchmarks/scheduler", "benchmarks/storm", "benchmarks/jstorm",
             "benchmarks/flink");
     static final String[] CORE_API = {
         "io.jetstream.core.api..", "io.jetstream.core.config..", "io.jetstream.core.model..", "io.jetstream.core.ring.."

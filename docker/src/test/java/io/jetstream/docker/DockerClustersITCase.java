@@ -3,7 +3,10 @@ package io.jetstream.docker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -30,6 +33,7 @@ class DockerClustersITCase {
     private static final Logger LOG = LoggerFactory.getLogger(DockerClustersITCase.class);
     private static final Path ROOT = Path.of(System.getProperty("jetstream.root", "..")).toAbsolutePath().normalize();
     private static final String VERSION = System.getProperty("jetstream.version", "0.1.0-SNAPSHOT");
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** Null when a Docker engine answers, else why not. */
     private static String noDocker;
@@ -53,6 +57,15 @@ class DockerClustersITCase {
                 + noDocker + "). It starts docker/flink or docker/storm with JetStream's jars.");
     }
 
+    /** The number of TaskManagers in the JobManager's {@code GET /overview} answer ({@code {"taskmanagers": 2, ...}}). */
+    private static int taskManagers(String overview) {
+        try {
+            return JSON.readTree(overview).path("taskmanagers").asInt(0);
+        } catch (IOException e) {
+            throw new UncheckedIOException("GET /overview answered no JSON: " + overview, e);
+        }
+    }
+
     private static File jar(String relative) {
         File jar = ROOT.resolve(relative).toFile();
         assertTrue(jar.isFile(), "build the jars first (./mvnw -DskipTests package): missing " + jar);
@@ -66,7 +79,7 @@ class DockerClustersITCase {
         try (ComposeContainer flink = new ComposeContainer(ROOT.resolve("docker/flink/docker-compose.yml").toFile())
                 .withEnv(Map.of("JETSTREAM_FLINK_JAR", flinkJar.getAbsolutePath()))
                 .withExposedService("jobmanager", 8081, Wait.forHttp("/overview")
-                        .forResponsePredicate(body -> body.contains("\"taskmanagers\":2"))
+                        .forResponsePredicate(body -> taskManagers(body) == 2)
                         .withStartupTimeout(Duration.ofMinutes(4)))) {
             flink.start();
             ContainerState jobmanager = flink.getContainerByServiceName("jobmanager").orElseThrow();

@@ -9,6 +9,7 @@ import io.jetstream.flink.shuffle.ShuffleTestAccess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -56,6 +57,8 @@ class JetStreamRingProcessITCase {
         Path markers = Files.createDirectories(temp.resolve("markers"));
         List<Process> taskManagers;
         try (FlinkProcessCluster cluster = FlinkProcessCluster.start(clusterConfiguration(), 3, Map.of(), temp)) {
+            // All three registered before the job starts: a survivor must be free for its restart after the kill.
+            cluster.awaitTaskManagers(Duration.ofMinutes(2));
             taskManagers = cluster.taskManagers();
             List<String> flinkDefaults = List.of(FlinkProcessCluster.FLINK_DEFAULT_JAVA_OPTS.split(" "));
             for (Process tm : taskManagers) {

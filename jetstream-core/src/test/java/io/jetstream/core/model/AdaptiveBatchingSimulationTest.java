@@ -2,7 +2,8 @@ package io.jetstream.core.model;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jetstream.core.plot.Chart;
+import io.jetstream.harness.plot.Figure;
+import java.awt.Color;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -29,6 +30,9 @@ class AdaptiveBatchingSimulationTest {
     static final double MAX_EVENT_DELAY = 1.0;
     /** Floating-point slack when two policies make the same decisions (seconds). */
     static final double SAME_DECISIONS = 1e-9;
+    /** The figure's groups of static policies. */
+    private static final String REACHES = "static, reaches 95 % of the best throughput";
+    private static final String FALLS_SHORT = "static, below 95 % of the best throughput";
 
     /** JetStream's loop (monitor, oracle every 50 ms of virtual time, flush policy) as a policy. */
     static final class Adaptive implements LinkSimulator.Policy {
@@ -86,7 +90,7 @@ class AdaptiveBatchingSimulationTest {
 
     @Test
     void adaptiveMatchesTheBestStaticThroughputWithLowerLatencyInEveryPhase() throws Exception {
-        List<Chart.Panel> panels = new ArrayList<>();
+        List<Figure> panels = new ArrayList<>();
         double[][] phases = {{100, 224}, {50_000, 224}, {100, 800}, {50_000, 800}};
         Adaptive adaptive = new Adaptive(); // one controller across the whole trace: it must re-adapt
         StringBuilder report = new StringBuilder();
@@ -128,12 +132,15 @@ class AdaptiveBatchingSimulationTest {
             }
             report.append(String.format(Locale.ROOT, "  %-14s %,12.0f ev/s  %10.3f ms%n", "adaptive", ours.throughput(), ours.meanLatencySeconds() * 1e3));
 
-            Chart.Panel panel = new Chart.Panel(String.format(Locale.ROOT, "%,.0f ev/s x %d B (grey: reaches 95 %% of best throughput)", rate, size),
-                    "policy", "mean event latency (ms, log)", true);
+            Figure panel = Figure.bars(String.format(Locale.ROOT, "%,.0f events/s of %d B", rate, size), "policy",
+                    "mean event latency (ms)", true)
+                    .group("adaptive", new Color(0x1f77b4))
+                    .group(REACHES, new Color(0x9e9e9e))
+                    .group(FALLS_SHORT, new Color(0xf4a6a6));
             for (LinkSimulator.Result r : statics) {
-                panel.bar(r.policy(), r.meanLatencySeconds() * 1e3, r.throughput() >= 0.95 * bestThroughput ? 1 : 2);
+                panel.bar(r.policy(), r.throughput() >= 0.95 * bestThroughput ? REACHES : FALLS_SHORT, r.meanLatencySeconds() * 1e3);
             }
-            panels.add(panel.bar("adaptive", ours.meanLatencySeconds() * 1e3, 0));
+            panels.add(panel.bar("adaptive", "adaptive", ours.meanLatencySeconds() * 1e3));
 
             assertTrue(ours.throughput() >= 0.95 * bestThroughput, "throughput below 95 % of the best static" + report);
             String settledOn = "batch " + adaptive.controller.lastDecision().batchSize();
@@ -153,7 +160,7 @@ class AdaptiveBatchingSimulationTest {
             seed++;
         }
         LOG.info("Adaptive batching simulation:{}", report);
-        Chart.write("adaptive-batching-phases.png", 2, panels);
+        Figure.writeIfRequested("adaptive-batching-phases.png", 2, panels);
         double[] t = adaptive.trace.stream().mapToDouble(d -> d[0]).toArray();
         double[] b = adaptive.trace.stream().mapToDouble(d -> d[1]).toArray();
         double[] phaseTimes = new double[2 * phases.length];
@@ -163,10 +170,10 @@ class AdaptiveBatchingSimulationTest {
             phaseTimes[2 * i + 1] = (i + 1) * PHASE_SECONDS;
             phaseRates[2 * i] = phaseRates[2 * i + 1] = phases[i][0];
         }
-        Chart.write("adaptive-batching-trace.png", 1, List.of(
-                new Chart.Panel("Batch size chosen over the trace (224 B, then 800 B events)", "virtual time (s)", "events per batch (log)", true)
-                        .line("adaptive batch size", t, b),
-                new Chart.Panel("Event rate of the trace", "virtual time (s)", "events/s (log)", true)
+        Figure.writeIfRequested("adaptive-batching-trace.png", 1, List.of(
+                Figure.of("Batch size chosen over the trace (224 B, then 800 B events)", "virtual time (s)", "batch size (events)",
+                        false, true).trace("adaptive batch size", t, b),
+                Figure.of("Event rate of the trace", "virtual time (s)", "event rate (events/s)", false, true)
                         .line("rate", phaseTimes, phaseRates)));
     }
 }

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jetstream.core.model.LatencyConstraint;
 import io.jetstream.core.model.OutputBufferRule;
-import io.jetstream.core.plot.Chart;
+import io.jetstream.harness.plot.Figure;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -85,16 +85,17 @@ class NepheleConvergenceTest {
         assertTrue(throughput >= 0.95 * best, "throughput " + throughput + " of " + best + " after " + intervals
                 + " intervals; buffer " + buffers.get("e1").bytes());
         double[] x = trace.stream().mapToDouble(r -> r[0]).toArray();
-        Chart.write("nephele-convergence.png", 1, List.of(
-                new Chart.Panel("Output buffer: 1,000 items/s until the constraint holds, then 500,000",
-                        "measurement interval", "buffer bytes (log)", true)
+        Figure.writeIfRequested("nephele-convergence.png", 1, List.of(
+                Figure.of("Output buffer: 1,000 items/s until the constraint holds, then 500,000",
+                        "measurement interval (1 s each)", "output buffer (bytes)", false, true)
                         .line("output buffer", x, trace.stream().mapToDouble(r -> r[1]).toArray()),
-                new Chart.Panel("Estimated sequence latency", "measurement interval", "ms (log)", true)
+                Figure.of("Estimated sequence latency", "measurement interval (1 s each)", "sequence latency (ms)", false, true)
                         .line("channel + source task", x, trace.stream().mapToDouble(r -> r[2]).toArray())
-                        .horizontal(50, "constraint 50 ms"),
-                new Chart.Panel("Throughput at 500,000 items/s", "measurement interval", "share of the 64 KiB buffer's", false)
+                        .horizontal("constraint 50 ms", 50),
+                Figure.of("Throughput at 500,000 items/s", "measurement interval (1 s each)",
+                        "throughput (share of the 64 KiB buffer's)", false, false)
                         .line("throughput / best", x, trace.stream().mapToDouble(r -> r[3]).toArray())
-                        .horizontal(0.95, "95 %")));
+                        .horizontal("95 %", 0.95)));
         LOG.info("Nephele: constraint met after {} interval(s); throughput recovered after {} intervals (buffer {} B)",
                 metAt, intervals, buffers.get("e1").bytes());
     }
