@@ -154,8 +154,8 @@ public final class ModelReceiverMain implements Callable<Integer> {
      * 50,000 one-event frames a second on two cores, where the sender's pacing thread holds one,
      * that is the instrument's own load competing with the frames it times. Coalesced, it is a
      * fiftieth of that. (Whether it moved the one-event times could not be told apart from this
-     * machine's run-to-run variation: 11–19 µs in three runs before, 5.8–30.8 µs in five after;
-     * docs/adaptive-control.md.) A reply waits until a frame arrives a millisecond or more after
+     * machine's run-to-run variation: 11–19 µs in three runs before, 5.8–30.8 µs in five after.)
+     * A reply waits until a frame arrives a millisecond or more after
      * the last write: the calibrating controller gets its samples that much later, none changed.
      */
     private static final class Replies {
