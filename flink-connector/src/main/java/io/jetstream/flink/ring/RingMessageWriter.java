@@ -60,19 +60,46 @@ final class RingMessageWriter {
         }
     }
 
-    /** Sends {@code cause} to the channel {@code handle} (Java-serialized, as Netty's error response). */
+    /**
+     * Sends {@code cause} to the channel {@code handle}, Java-serialized as Netty's error response. A
+     * cause whose serialized form does not fit one ring record (a deep cause chain with long stack
+     * traces) goes as an {@link IOException} carrying its text only, without stack traces.
+     */
     void sendError(RingPeer peer, int handle, Throwable cause) {
-        byte[] serialized;
-        try {
-            serialized = InstantiationUtil.serializeObject(cause);
-        } catch (Throwable notSerializable) {
-            try {
-                serialized = InstantiationUtil.serializeObject(new SerializedThrowable(cause));
-            } catch (IOException e) {
-                serialized = new byte[0];
+        sendControl(peer, ERROR, handle, 0, 0, 0, errorTail(cause));
+    }
+
+    /** The serialized {@code cause}, fitted into one record; empty if not even its text fits. */
+    private byte[] errorTail(Throwable cause) {
+        int room = maxRecordLength - HEAD_LENGTH;
+        byte[] serialized = serialize(cause);
+        if (serialized.length <= room) {
+            return serialized;
+        }
+        String text = cause.toString();
+        String note = "(stack traces dropped: the error took " + serialized.length + " bytes, a ring record holds "
+                + room + ") ";
+        for (int keep = Math.min(text.length(), room); keep > 0; keep /= 2) {
+            IOException brief = new IOException(note + text.substring(0, keep));
+            brief.setStackTrace(new StackTraceElement[0]);
+            byte[] fitted = serialize(brief);
+            if (fitted.length <= room) {
+                return fitted;
             }
         }
-        sendControl(peer, ERROR, handle, 0, 0, 0, serialized);
+        return new byte[0];
+    }
+
+    private static byte[] serialize(Throwable cause) {
+        try {
+            return InstantiationUtil.serializeObject(cause);
+        } catch (Throwable notSerializable) {
+            try {
+                return InstantiationUtil.serializeObject(new SerializedThrowable(cause));
+            } catch (IOException e) {
+                return new byte[0];
+            }
+        }
     }
 
     /** Tells the channel {@code handle} to use Netty instead, for {@code reason}. */

@@ -21,6 +21,7 @@ import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionManager;
 import org.apache.flink.runtime.io.network.partition.ResultSubpartition.BufferAndBacklog;
 import org.apache.flink.runtime.io.network.partition.ResultSubpartitionIndexSet;
+import org.apache.flink.util.InstantiationUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The writer and the decoder agree on the wire format: messages written into a real ring (this
  * TaskManager talking to itself: the peer's ring is the one the decoder polls) come out with their
  * fields, a buffer's bytes copied from its memory segment; a ring that fills keeps the order; a closed
- * ring loses its peer.
+ * ring loses its peer; a buffer too large for the ring fails its reader with an error naming the
+ * option to raise, and an error too large for one record still arrives (its text).
  */
 class RingMessageWriterTest {
     private static final int PORT = 32_001;
@@ -138,6 +140,34 @@ class RingMessageWriterTest {
             assertTrue(handlers.log.get(i).startsWith(expected), "message " + i + " in order: " + handlers.log.get(i));
         }
         assertTrue(buffers.stream().allMatch(Buffer::isRecycled), "every buffer recycled once written");
+    }
+
+    @Test
+    void aBufferTooLargeForTheRingFailsItsReaderNamingTheOption() throws Exception {
+        RingSubpartitionReader reader = reader(2);
+        Buffer buffer = buffer(new byte[MAX_RECORD - BUFFER_DATA_OFFSET + 1]);
+        assertTrue(writer.writeOrQueueBuffer(peer, reader, new BufferAndBacklog(buffer, 0, Buffer.DataType.NONE, 0), 0));
+        assertTrue(buffer.isRecycled() && reader.released, "the buffer recycled, the reader released");
+        assertFalse(peer.readers.containsKey(2), "the reader is no longer served");
+        pollAll();
+        assertEquals(List.of("ERROR 32001/2"), handlers.log);
+        Throwable cause = InstantiationUtil.deserializeObject(handlers.lastError, getClass().getClassLoader());
+        assertTrue(cause.getMessage().contains("raise taskmanager.network.jetstream.ring.max-record-bytes"), cause.getMessage());
+    }
+
+    @Test
+    void anErrorTooLargeForOneRecordArrivesAsItsTextWithoutStackTraces() throws Exception {
+        Exception deep = new IllegalStateException("root cause");
+        for (int i = 0; i < 20; i++) {
+            deep = new RuntimeException("level " + i, deep);
+        }
+        writer.sendError(peer, 6, deep);
+        pollAll();
+        assertEquals(List.of("ERROR 32001/6"), handlers.log, "sent, not thrown into the I/O loop");
+        assertTrue(handlers.lastError.length <= MAX_RECORD - HEAD_LENGTH);
+        Throwable cause = InstantiationUtil.deserializeObject(handlers.lastError, getClass().getClassLoader());
+        assertTrue(cause.getMessage().startsWith("(stack traces dropped: the error took ")
+                && cause.getMessage().contains("java.lang.RuntimeException: level 19"), cause.getMessage());
     }
 
     @Test
