@@ -16,9 +16,9 @@ import org.slf4j.LoggerFactory;
  * ({@link #execute}).
  *
  * <p>Threading: {@link #execute}, {@link #readerAvailable}, {@link #creditAvailable} and {@link #wake}
- * from any thread, never blocking (a full array queue spills into an unbounded one). {@link #attach},
- * {@link #drain}, {@link #isEmpty} and {@link #blockUnlessHandedOver} only on the I/O thread (attach
- * before it runs), which alone may block, in the last.
+ * from any thread, never blocking (a full array queue spills into an unbounded one). {@link #attach} by
+ * the thread that starts the I/O thread, before it runs. {@link #drain}, {@link #isEmpty} and
+ * {@link #blockUnlessHandedOver} only on the I/O thread, which alone may block, in the last.
  */
 final class RingHandOver {
     private static final Logger LOG = LoggerFactory.getLogger(RingHandOver.class);
