@@ -133,6 +133,11 @@ final class RingHandOver {
                 && spilledReaders.isEmpty() && spilledHandles.isEmpty();
     }
 
+    /** Whether the I/O thread announced that it may block (tests wait for it before handing over). */
+    boolean isBlocking() {
+        return blocking;
+    }
+
     /**
      * Blocks on the ring's wake-up socket (delivering to {@code inbound} what arrives first, at most
      * {@code limit} records) for at most {@code millis}, unless something was handed over: announces

@@ -97,6 +97,11 @@ class RingHandOverTest {
         io.setDaemon(true);
         io.start();
         attached.get(30, TimeUnit.SECONDS);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!handOver.isBlocking() && !blocked.isDone()) {
+            assertTrue(System.nanoTime() - deadline < 0, "the I/O thread never announced its block");
+            Thread.yield();
+        }
         handOver.execute(() -> {});
         blocked.get(60, TimeUnit.SECONDS);
         io.join(TimeUnit.SECONDS.toMillis(30));
