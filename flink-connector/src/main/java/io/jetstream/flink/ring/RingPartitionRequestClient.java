@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The {@link PartitionRequestClient} of the input channels whose producer is one TaskManager on this
  * host: every call becomes a message into that TaskManager's ring, sent by the ring service's I/O
- * thread. A channel the producer moves to Netty ({@code REDIRECT}: a blocking or hybrid partition) is
+ * thread ({@link RingChannelDispatcher}). A channel the producer moves to Netty ({@code REDIRECT}: a blocking or hybrid partition) is
  * requested again through Flink's own Netty client, and its later calls go there.
  *
  * <p>Threading: called by task threads and by Flink's buffer-recycling paths, concurrently; it only
@@ -31,6 +31,7 @@ final class RingPartitionRequestClient implements PartitionRequestClient {
 
     final RingPeer peer;
     private final RingService service;
+    private final RingChannelDispatcher dispatcher;
     private final ConnectionID connectionId;
     private final ConnectionManager netty;
     private final Executor ioExecutor;
@@ -39,6 +40,7 @@ final class RingPartitionRequestClient implements PartitionRequestClient {
     RingPartitionRequestClient(RingService service, RingPeer peer, ConnectionID connectionId, ConnectionManager netty,
             Executor ioExecutor) {
         this.service = service;
+        this.dispatcher = service.dispatcher();
         this.peer = peer;
         this.connectionId = connectionId;
         this.netty = netty;
@@ -66,9 +68,9 @@ final class RingPartitionRequestClient implements PartitionRequestClient {
         handle.indexSet = indexSet;
         int initialCredit = channel.getInitialCredit();
         if (delayMs == 0) {
-            service.execute(() -> service.sendRequest(handle, initialCredit));
+            service.execute(() -> dispatcher.sendRequest(handle, initialCredit));
         } else {
-            service.schedule(delayMs, () -> service.sendRequest(handle, initialCredit));
+            service.schedule(delayMs, () -> dispatcher.sendRequest(handle, initialCredit));
         }
     }
 
@@ -89,7 +91,7 @@ final class RingPartitionRequestClient implements PartitionRequestClient {
         if (handle.netty != null) {
             handle.netty.notifyNewBufferSize(channel, bufferSize);
         } else {
-            service.execute(() -> service.sendForChannel(handle, RingMessageDescriptor.BUFFER_SIZE, bufferSize, 0, null));
+            service.execute(() -> dispatcher.sendForChannel(handle, RingMessageDescriptor.BUFFER_SIZE, bufferSize, 0, null));
         }
     }
 
@@ -102,7 +104,7 @@ final class RingPartitionRequestClient implements PartitionRequestClient {
         if (handle.netty != null) {
             handle.netty.notifyRequiredSegmentId(channel, subpartitionId, segmentId);
         } else {
-            service.execute(() -> service.sendForChannel(handle, RingMessageDescriptor.SEGMENT, subpartitionId, segmentId, null));
+            service.execute(() -> dispatcher.sendForChannel(handle, RingMessageDescriptor.SEGMENT, subpartitionId, segmentId, null));
         }
     }
 
@@ -115,7 +117,7 @@ final class RingPartitionRequestClient implements PartitionRequestClient {
         if (handle.netty != null) {
             handle.netty.resumeConsumption(channel);
         } else {
-            service.execute(() -> service.sendForChannel(handle, RingMessageDescriptor.RESUME, 0, 0, null));
+            service.execute(() -> dispatcher.sendForChannel(handle, RingMessageDescriptor.RESUME, 0, 0, null));
         }
     }
 
@@ -128,7 +130,7 @@ final class RingPartitionRequestClient implements PartitionRequestClient {
         if (handle.netty != null) {
             handle.netty.acknowledgeAllRecordsProcessed(channel);
         } else {
-            service.execute(() -> service.sendForChannel(handle, RingMessageDescriptor.ACK_ALL_RECORDS, 0, 0, null));
+            service.execute(() -> dispatcher.sendForChannel(handle, RingMessageDescriptor.ACK_ALL_RECORDS, 0, 0, null));
         }
     }
 
@@ -147,7 +149,7 @@ final class RingPartitionRequestClient implements PartitionRequestClient {
         byte[] tail = new byte[id.length + serialized.remaining()];
         System.arraycopy(id, 0, tail, 0, id.length);
         serialized.get(tail, id.length, serialized.remaining());
-        service.execute(() -> service.sendForChannel(handle, RingMessageDescriptor.TASK_EVENT, id.length, 0, tail));
+        service.execute(() -> dispatcher.sendForChannel(handle, RingMessageDescriptor.TASK_EVENT, id.length, 0, tail));
     }
 
     @Override
@@ -160,7 +162,7 @@ final class RingPartitionRequestClient implements PartitionRequestClient {
         if (handle.netty != null) {
             handle.netty.close(channel);
         } else {
-            service.execute(() -> service.cancel(handle));
+            service.execute(() -> dispatcher.cancel(handle));
         }
     }
 

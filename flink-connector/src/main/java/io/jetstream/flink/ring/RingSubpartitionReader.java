@@ -26,7 +26,7 @@ import org.apache.flink.runtime.io.network.partition.consumer.InputChannelID;
  *   <li>with initial credit 0 and no credit, a non-empty backlog is announced ({@link #needsBacklogAnnouncement()}).
  * </ul>
  *
- * <p>Threading: everything but the two listener callbacks runs on the ring service's I/O thread.
+ * <p>Threading: everything but the listener callbacks runs on the ring I/O thread ({@link RingPartitionServer}).
  * {@link #notifyDataAvailable} / {@link #notifyPriorityEvent} arrive on the producing task's thread
  * (or a flusher thread) and only hand the reader to the I/O thread (a flag de-duplicates, no
  * allocation). {@link #notifyPartitionCreated} / {@link #notifyPartitionCreatedTimeout} arrive on a
@@ -40,11 +40,12 @@ final class RingSubpartitionReader implements BufferAvailabilityListener, Partit
     private final int initialCredit;
     /** The one subpartition this reader serves, or -1 when it serves several (the view then says). */
     private final int singleSubpartition;
-    private final RingService service;
+    private final RingPartitionServer server;
+    private final RingHandOver handOver;
     private final InputChannelID listenerId = new InputChannelID();
     private final long createdAt = System.currentTimeMillis();
 
-    /** Set when the reader is in the service's notification queue (any thread). */
+    /** Set when the reader is in the I/O thread's notification queue ({@link RingHandOver}; any thread). */
     final AtomicBoolean notificationQueued = new AtomicBoolean();
 
     // I/O thread state
@@ -54,12 +55,13 @@ final class RingSubpartitionReader implements BufferAvailabilityListener, Partit
     boolean released;
     private int credit;
 
-    RingSubpartitionReader(RingService service, RingPeer peer, int handle, ResultPartitionID partitionId,
+    RingSubpartitionReader(RingPartitionServer server, RingPeer peer, int handle, ResultPartitionID partitionId,
             ResultSubpartitionIndexSet indexSet, int initialCredit) {
         if (initialCredit < 0) {
             throw new IllegalArgumentException("initial credit must not be negative: " + initialCredit);
         }
-        this.service = service;
+        this.server = server;
+        this.handOver = server.handOver();
         this.peer = peer;
         this.handle = handle;
         this.partitionId = partitionId;
@@ -124,13 +126,13 @@ final class RingSubpartitionReader implements BufferAvailabilityListener, Partit
         }
         released = true;
         if (listenerRegistered) {
-            service.partitionManager().releasePartitionRequestListener(this);
+            server.partitionManager().releasePartitionRequestListener(this);
         }
         if (view != null) {
             try {
                 view.releaseAllResources();
             } catch (IOException | RuntimeException e) {
-                service.logReleaseFailure(this, e);
+                server.logReleaseFailure(this, e);
             }
         }
     }
@@ -139,22 +141,22 @@ final class RingSubpartitionReader implements BufferAvailabilityListener, Partit
 
     @Override
     public void notifyDataAvailable(ResultSubpartitionView view) {
-        service.readerAvailable(this);
+        handOver.readerAvailable(this);
     }
 
     @Override
     public void notifyPriorityEvent(int prioritySequenceNumber) {
-        service.readerAvailable(this);
+        handOver.readerAvailable(this);
     }
 
     @Override
     public void notifyPartitionCreated(ResultPartition partition) {
-        service.execute(() -> service.onPartitionCreated(this, partition));
+        handOver.execute(() -> server.onPartitionCreated(this, partition));
     }
 
     @Override
     public void notifyPartitionCreatedTimeout() {
-        service.execute(() -> service.onPartitionRequestTimeout(this));
+        handOver.execute(() -> server.onPartitionRequestTimeout(this));
     }
 
     @Override
