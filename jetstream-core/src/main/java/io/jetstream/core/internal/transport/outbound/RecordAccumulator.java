@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * record, no lock, no allocation. {@link #onProbeAck} and {@link #onDrainSample} come from I/O
  * threads through a many-to-one ring drained by the claim holder.
  */
-public final class RecordAccumulator implements Outbox.DrainListener {
+public final class RecordAccumulator implements Outbox.DrainListener, StreamFailure {
     private static final Logger LOG = LoggerFactory.getLogger(RecordAccumulator.class);
     private static final int FREE = 0;
     private static final int PRODUCER = 1;
@@ -518,6 +518,7 @@ public final class RecordAccumulator implements Outbox.DrainListener {
      * stays with the outbox. The first cause stays, and is logged once, at ERROR, naming the stream
      * and its receiver and where it failed ({@code where}, "while ..."). Any thread.
      */
+    @Override
     public void fail(Throwable cause, String where) {
         synchronized (this) {
             if (state != OPEN) {

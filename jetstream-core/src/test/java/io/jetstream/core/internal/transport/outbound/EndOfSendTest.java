@@ -79,11 +79,18 @@ class EndOfSendTest {
         TransportSettings settings = TransportSettings.from(JetStreamConfig.load(ConfigScope.STORM,
                 Map.of("jetstream.transport.reliability", "best-effort"), TransportSettings.GROUPS));
         SenderMetrics metrics = new SenderMetrics();
-        outbox = new Outbox("test", 1, Reliability.BEST_EFFORT, settings.windowBytes(), settings.memoryBytes(), settings.maxFrameBytes(),
-                settings.batch().maxEventDelayNanos(), clock::get, UnpooledByteBufAllocator.DEFAULT, metrics, policy, controller, null, 0, 0);
+        outbox = Outbox.builder("test")
+                .reliability(Reliability.BEST_EFFORT)
+                .limits(settings.windowBytes(), settings.memoryBytes(), settings.maxFrameBytes(), settings.batch().maxEventDelayNanos())
+                .clock(clock::get)
+                .alloc(UnpooledByteBufAllocator.DEFAULT)
+                .metrics(metrics)
+                .batching(policy, controller)
+                .build();
         RecordAccumulator accumulator = new RecordAccumulator(settings.maxFrameBytes(), true, UnpooledByteBufAllocator.DEFAULT,
                 clock::get, System::currentTimeMillis, policy, controller, null, metrics, outbox, at -> {});
         outbox.setDrainListener(accumulator);
+        outbox.setStreamFailure(accumulator);
         outbox.onRouteReady(route, 0);
         this.accumulator = accumulator;
         return accumulator;
