@@ -189,7 +189,7 @@ public final class RingInbound {
             s.closeConnections("bad ring batch: " + e.getMessage());
         } catch (RuntimeException e) {
             // The delivery handler failed: as on TCP, the connection closes and the batch stays unacknowledged.
-            LOG.error("Ring {}: delivering batch {} of stream {} failed; closing its connection", name, sequence, s.key, e);
+            s.onDeliveryFailed(e, "ring " + name + " (batch " + sequence + ")");
             s.closeConnections("delivery failed: " + e);
         }
     }

@@ -18,6 +18,7 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import java.io.IOException;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -177,6 +178,9 @@ final class ReceiverConnection extends SimpleChannelInboundHandler<ByteBuf> impl
         Throwable c = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
         if (c instanceof ProtocolException || cause instanceof DecoderException) {
             refuse(ctx, c instanceof ProtocolException ? c.getMessage() : c.toString());
+        } else if (stream != null && !(c instanceof IOException)) {
+            stream.onDeliveryFailed(c, ctx.channel().remoteAddress()); // not the connection: the stream's handler threw
+            ctx.close();
         } else if (ctx.channel().isOpen()) {
             LOG.warn("Connection from {} failed: {}", ctx.channel().remoteAddress(), c.toString());
             ctx.close();
