@@ -30,6 +30,7 @@ final class DrainRateBound {
     private final RouteTable routes;
     private Outbox.DrainListener listener = Outbox.DrainListener.NONE;
 
+    private boolean spanStarted;
     private long backlogStartNanos;
     private long backlogAckedBytes;
     private double capacityBytesPerSecond = Double.NaN;
@@ -76,6 +77,14 @@ final class DrainRateBound {
      * without a backlog the span starts over.
      */
     void onFreed(long freedBytes, long now, boolean backlog) {
+        if (!spanStarted) {
+            // The first event starts the first span: measured from time 0 of the clock, it would read
+            // as a drain of almost nothing over the clock's whole age, and hand the controller that.
+            spanStarted = true;
+            backlogStartNanos = now;
+            backlogAckedBytes = 0;
+            return;
+        }
         if (!backlog) {
             backlogStartNanos = now;
             backlogAckedBytes = 0;
