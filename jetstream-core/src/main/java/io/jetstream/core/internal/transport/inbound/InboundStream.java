@@ -1,11 +1,11 @@
 package io.jetstream.core.internal.transport.inbound;
 
 import io.jetstream.core.api.DeliveryHandler;
-import io.jetstream.core.api.ReceiverMetrics;
 import io.jetstream.core.api.RecordConsumer;
 import io.jetstream.core.api.SequenceStore;
 import io.jetstream.core.api.StreamKey;
 import io.jetstream.core.api.TransportOptions.Ordering;
+import io.jetstream.core.internal.metrics.ReceiverCounters;
 import io.jetstream.core.internal.transport.protocol.BatchRecords;
 import io.jetstream.core.internal.transport.protocol.ProtocolException;
 import io.netty.buffer.ByteBuf;
@@ -46,7 +46,7 @@ public final class InboundStream {
     private final int flags;
     private final DeliveryHandler handler;
     private final SequenceStore store;
-    private final ReceiverMetrics metrics;
+    private final ReceiverCounters metrics;
     private final long maxHeldBytes;
     private final ByteBufAllocator alloc;
     private final TreeMap<Long, Held> held = new TreeMap<>();
@@ -71,7 +71,7 @@ public final class InboundStream {
     private final LongConsumer tags = this::onTag;
     private boolean clockWarned;
 
-    InboundStream(StreamKey key, int ringTarget, int flags, DeliveryHandler handler, SequenceStore store, ReceiverMetrics metrics,
+    InboundStream(StreamKey key, int ringTarget, int flags, DeliveryHandler handler, SequenceStore store, ReceiverCounters metrics,
             Ordering ordering, long maxHeldBytes, LongSupplier epochClock, ByteBufAllocator alloc, long nowNanos) {
         this.key = key;
         this.ringTarget = ringTarget;

@@ -13,6 +13,7 @@ import io.jetstream.core.api.StreamRecovery;
 import io.jetstream.core.api.TransportOptions.Reliability;
 import io.jetstream.core.api.TransportSettings;
 import io.jetstream.core.internal.metrics.AdaptiveControlGauges;
+import io.jetstream.core.internal.metrics.SenderCounters;
 import io.jetstream.core.internal.qos.ChannelMeasurements;
 import io.jetstream.core.internal.transport.journal.DurableJournal;
 import io.jetstream.core.internal.transport.journal.SpillJournal;
@@ -55,7 +56,7 @@ public final class StreamSender implements OutboundStream, DeadlineFlusher.Clien
     private final String name;
     private final String streamId;
     private final long epoch;
-    private final SenderMetrics metrics = new SenderMetrics();
+    private final SenderCounters metrics = new SenderCounters();
     /** Every batch and Nephele decision about this stream, as gauges. */
     private final AdaptiveControlGauges gauges = new AdaptiveControlGauges();
     private final FlushPolicy policy;

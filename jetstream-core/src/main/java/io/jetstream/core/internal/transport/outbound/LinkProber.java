@@ -1,6 +1,6 @@
 package io.jetstream.core.internal.transport.outbound;
 
-import io.jetstream.core.api.SenderMetrics;
+import io.jetstream.core.internal.metrics.SenderCounters;
 import io.jetstream.core.model.BatchController;
 import java.nio.ByteBuffer;
 import java.util.function.LongConsumer;
@@ -28,7 +28,7 @@ final class LinkProber {
 
     private final BatchController controller;
     private final Outbox outbox;
-    private final SenderMetrics metrics;
+    private final SenderCounters metrics;
     private final int maxFrameBytes;
     private final LongSupplier nanoClock;
     /** Tells the deadline flusher when to call next. */
@@ -43,7 +43,7 @@ final class LinkProber {
     private final UnsafeBuffer drainScratch = new UnsafeBuffer(new byte[TRANSFER_LENGTH]);
     private final MessageHandler toController;
 
-    LinkProber(BatchController controller, Outbox outbox, SenderMetrics metrics, int maxFrameBytes, LongSupplier nanoClock,
+    LinkProber(BatchController controller, Outbox outbox, SenderCounters metrics, int maxFrameBytes, LongSupplier nanoClock,
             LongConsumer wakeFlusherAt) {
         this.controller = controller;
         this.outbox = outbox;

@@ -8,6 +8,7 @@ import static io.jetstream.core.internal.transport.protocol.ProtocolDescriptor.T
 import io.jetstream.core.api.OutboundStream;
 import io.jetstream.core.api.SenderMetrics;
 import io.jetstream.core.api.TransportOptions.Reliability;
+import io.jetstream.core.internal.metrics.SenderCounters;
 import io.jetstream.core.internal.transport.journal.StreamJournal;
 import io.jetstream.core.model.BatchController;
 import io.jetstream.core.model.FlushPolicy;
@@ -16,8 +17,8 @@ import io.netty.buffer.ByteBufAllocator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -75,7 +76,7 @@ public final class Outbox {
     private final long memoryBytesConfigured;
     private final long maxEventDelayNanos;
     private final LongSupplier clock;
-    private final SenderMetrics metrics;
+    private final SenderCounters metrics;
     /** Where a failure the outbox cannot throw to a caller goes (the stream's accumulator). */
     private volatile StreamFailure failure;
 
@@ -146,7 +147,7 @@ public final class Outbox {
         private long maxEventDelayNanos;
         private LongSupplier clock;
         private ByteBufAllocator alloc;
-        private SenderMetrics metrics;
+        private SenderCounters metrics;
         private FlushPolicy policy;
         private BatchController controller;
         private StreamJournal journal;
@@ -193,7 +194,7 @@ public final class Outbox {
             return this;
         }
 
-        public Builder metrics(SenderMetrics metrics) {
+        public Builder metrics(SenderCounters metrics) {
             this.metrics = metrics;
             return this;
         }

@@ -7,6 +7,7 @@ import static io.jetstream.core.internal.transport.protocol.ProtocolDescriptor.m
 
 import io.jetstream.core.api.OutboundStream;
 import io.jetstream.core.api.SenderMetrics;
+import io.jetstream.core.internal.metrics.SenderCounters;
 import io.jetstream.core.internal.qos.ChannelMeasurements;
 import io.jetstream.core.internal.transport.protocol.BatchFrameBuilder;
 import io.jetstream.core.model.BatchController;
@@ -71,7 +72,7 @@ public final class RecordAccumulator implements Outbox.DrainListener, StreamFail
     private final LinkProber prober;
     /** Null without a latency constraint. */
     private final QosTagger qos;
-    private final SenderMetrics metrics;
+    private final SenderCounters metrics;
     private final Outbox outbox;
     /** Tells the deadline flusher when the open batch is due (wakes it if it sleeps past that). */
     private final LongConsumer wakeFlusherAt;
@@ -112,7 +113,7 @@ public final class RecordAccumulator implements Outbox.DrainListener, StreamFail
 
     public RecordAccumulator(int maxFrameBytes, boolean checksum, ByteBufAllocator alloc, LongSupplier nanoClock,
             LongSupplier epochClock, FlushPolicy policy, BatchController controller, ChannelMeasurements qos,
-            SenderMetrics metrics, Outbox outbox, LongConsumer wakeFlusherAt) {
+            SenderCounters metrics, Outbox outbox, LongConsumer wakeFlusherAt) {
         this.maxFrameBytes = maxFrameBytes;
         this.maxRecordLength = maxRecordLength(maxFrameBytes);
         this.checksum = checksum;

@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jetstream.core.api.ControlListener;
+import io.jetstream.core.api.DeliveryHandler;
 import io.jetstream.core.api.OutboundStream;
 import io.jetstream.core.api.SequenceStore;
+import io.jetstream.core.api.StreamKey;
 import io.jetstream.core.internal.transport.journal.JournalException;
 import io.jetstream.core.internal.transport.netty.TransportTestSupport.Collector;
-import io.jetstream.core.api.DeliveryHandler;
-import io.jetstream.core.api.StreamKey;
 import io.jetstream.core.testing.LeakRecorder;
 import io.jetstream.core.testing.LogCapture;
 import java.net.InetSocketAddress;

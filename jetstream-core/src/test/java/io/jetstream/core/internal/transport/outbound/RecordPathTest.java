@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jetstream.core.api.OutboundStream;
-import io.jetstream.core.api.SenderMetrics;
 import io.jetstream.core.api.TransportOptions.Reliability;
 import io.jetstream.core.api.TransportSettings;
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
+import io.jetstream.core.internal.metrics.SenderCounters;
 import io.jetstream.core.internal.qos.ChannelMeasurements;
 import io.jetstream.core.internal.transport.journal.JournalException;
 import io.jetstream.core.internal.transport.journal.StreamJournal;
@@ -82,7 +82,7 @@ class RecordPathTest {
 
     private RecordAccumulator accumulator(TransportSettings settings, FlushPolicy policy, BatchController controller,
             ChannelMeasurements qos, StreamJournal journal, LongSupplier accumulatorClock) {
-        SenderMetrics metrics = new SenderMetrics();
+        SenderCounters metrics = new SenderCounters();
         outbox = Outbox.builder("test->peer")
                 .reliability(settings.reliability())
                 .limits(settings.windowBytes(), settings.memoryBytes(), settings.maxFrameBytes(), settings.batch().maxEventDelayNanos())
