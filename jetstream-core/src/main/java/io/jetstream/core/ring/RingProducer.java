@@ -385,8 +385,8 @@ public final class RingProducer implements AutoCloseable {
         }
     }
 
-    /** Records claimed so far. */
-    public long claims() {
+    /** Records claimed so far (for tests and diagnostics in this package). */
+    long claims() {
         return claims;
     }
 
@@ -395,8 +395,8 @@ public final class RingProducer implements AutoCloseable {
         return backPressured;
     }
 
-    /** Idle rounds spent waiting for space. */
-    public long waits() {
+    /** Idle rounds spent waiting for space (for tests and diagnostics in this package). */
+    long waits() {
         return waits;
     }
 
