@@ -37,25 +37,34 @@ public interface SenderMetrics {
     /** Link probes sent (adaptive batching). */
     long probes();
 
+    /** Batches sealed (for any reason). */
     long batchesSealed();
 
+    /** Records in the batches sealed. */
     long recordsSealed();
 
+    /** Bytes of the batches sealed, frame headers included. */
     long bytesSealed();
 
+    /** Batch writes to a route, replays included. */
     long batchesSent();
 
+    /** Batches the receiver acknowledged (or, best-effort over a ring, that the ring shows delivered). */
     long batchesAcknowledged();
 
+    /** Batches written again after their route was lost or replaced. */
     long batchesReplayed();
 
+    /** Batches kept in the journal rather than in memory. */
     long batchesSpilled();
 
     /** Records given up: sealed while no route was connected (best-effort), or unconfirmed when a route was lost. */
     long recordsDropped();
 
+    /** Connections re-established after a route was lost. */
     long reconnects();
 
+    /** Connection attempts that failed (refused, timed out, TLS handshake failed). */
     long connectFailures();
 
     /** Offers refused because the stream's memory (and journal) budget was full. */
