@@ -472,20 +472,26 @@ public final class RecordAccumulator implements Outbox.DrainListener, StreamFail
     /**
      * The stream failed: offers return {@link OutboundStream#FAILED} from now on; what was sealed
      * stays with the outbox. The first cause stays, and is logged once, at ERROR, naming the stream
-     * and its receiver and where it failed ({@code where}, "while ..."). Any thread.
+     * and its receiver and where it failed ({@code where}, "while ..."): also after {@link #close}
+     * (the outbox may fail while it drains what was sealed). Later causes are logged at DEBUG. Any
+     * thread.
      */
     @Override
     public void fail(Throwable cause, String where) {
+        boolean open;
         synchronized (this) {
-            if (state != OPEN) {
+            if (failure != null) {
                 LOG.debug("Stream {}: a later failure {} ({}) after the first", outbox.name(), where, cause.toString());
                 return;
             }
             failure = cause;
-            state = FAILED;
+            open = state == OPEN;
+            if (open) {
+                state = FAILED;
+            }
         }
-        LOG.error("Stream {} failed {}: {}; it takes no more records (what it sealed is still delivered)", outbox.name(), where,
-                cause.toString(), cause);
+        LOG.error("Stream {} failed {}: {}; {}", outbox.name(), where, cause.toString(),
+                open ? "it takes no more records (what it sealed is still delivered)" : "it was closing", cause);
     }
 
     public Optional<Throwable> failure() {

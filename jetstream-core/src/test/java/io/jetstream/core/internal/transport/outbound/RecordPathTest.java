@@ -203,4 +203,28 @@ class RecordPathTest {
                     errors.get(0).getMessage().getFormattedMessage());
         }
     }
+
+    @Test
+    void aJournalThatFailsWhileAClosedStreamDrainsIsLoggedOnceToo() {
+        TransportSettings settings = settings(Map.of("jetstream.transport.reliability", "acknowledged",
+                "jetstream.transport.memory-bytes", 4096L, "jetstream.batch.mode", "fixed"));
+        UnreadableJournal journal = new UnreadableJournal();
+        RecordAccumulator a = accumulator(settings, settings.batch().newFlushPolicy(), null, null, journal, time::get);
+        for (int i = 0; i < 200 && journal.spilled == 0; i++) {
+            a.offer(0, RECORD, 0, RECORD.length);
+            a.flush();
+        }
+        assertTrue(journal.spilled > 0, "batches spilled");
+        a.close(); // the producer is done; the outbox still drains what was sealed
+
+        try (LogCapture log = LogCapture.start()) {
+            assertDoesNotThrow(() -> outbox.onRouteReady(route, 0));
+            long last = written.get(written.size() - 1).sequence;
+            assertDoesNotThrow(() -> outbox.onAck(last));
+            assertTrue(a.failure().orElseThrow() instanceof JournalException, a.failure().toString());
+            List<LogEvent> errors = log.at(Level.ERROR, m -> m.contains("test->peer"));
+            assertEquals(1, errors.size(), "one ERROR for the failure; logged:\n" + log.describe());
+            assertTrue(errors.get(0).getThrown() instanceof JournalException, String.valueOf(errors.get(0).getThrown()));
+        }
+    }
 }
