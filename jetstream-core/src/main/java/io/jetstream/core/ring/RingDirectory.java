@@ -70,7 +70,7 @@ public final class RingDirectory {
     }
 
     /** The file of ring {@code name}; names are letters, digits, '.', '_' and '-', at most 128. */
-    static Path fileOf(Path directory, String name) {
+    public static Path fileOf(Path directory, String name) {
         if (name == null || !NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("invalid ring name '" + name + "': use [A-Za-z0-9._-], at most 128, not starting with '.' '_' '-'");
         }
