@@ -1,6 +1,6 @@
 package io.jetstream.flink.ring;
 
-import io.jetstream.core.ring.RingDescriptor;
+import io.jetstream.core.internal.ring.RingDescriptor;
 import io.jetstream.core.ring.RingDirectory;
 import java.io.IOException;
 import java.nio.ByteBuffer;

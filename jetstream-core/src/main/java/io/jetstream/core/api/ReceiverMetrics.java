@@ -1,156 +1,54 @@
 package io.jetstream.core.api;
 
-import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 
-/** Counters of one receiver, updated per batch or per connection on I/O threads; read from any thread. */
-public final class ReceiverMetrics {
-    private final AtomicLong connectionsAccepted = new AtomicLong();
-    private final AtomicLong protocolErrors = new AtomicLong();
-    private final AtomicLong authenticationFailures = new AtomicLong();
-    private final AtomicLong batchesReceived = new AtomicLong();
-    private final AtomicLong batchesDelivered = new AtomicLong();
-    private final AtomicLong recordsDelivered = new AtomicLong();
-    private final AtomicLong bytesReceived = new AtomicLong();
-    private final AtomicLong duplicatesDropped = new AtomicLong();
-    private final AtomicLong batchesHeld = new AtomicLong();
-    private final AtomicLong hellosRefused = new AtomicLong();
-    private final AtomicLong connectionsRefused = new AtomicLong();
-    private final AtomicLong ringBatches = new AtomicLong();
-    private final AtomicLong ringFailures = new AtomicLong();
-    private final AtomicLong acknowledgementsSent = new AtomicLong();
+/**
+ * What one receiver has done so far: read-only, each counter read as it is now. Adapters bind
+ * {@link #snapshot()} entries to the engine's gauges.
+ *
+ * <p>Threading contract: any thread reads; the counters are updated per batch or per connection
+ * on I/O threads.
+ */
+public interface ReceiverMetrics {
+    /** Acknowledgements sent to senders. */
+    long acknowledgementsSent();
 
-    public void onConnection() {
-        connectionsAccepted.incrementAndGet();
-    }
+    /** HELLOs refused by the admission rules (flags, gaps, epochs, the stream limit). */
+    long hellosRefused();
 
-    public void onProtocolError() {
-        protocolErrors.incrementAndGet();
-    }
+    /** Connections refused at once: {@code transport.max-connections} were open. */
+    long connectionsRefused();
 
-    public void onAuthenticationFailure() {
-        authenticationFailures.incrementAndGet();
-    }
+    /** Batches that arrived through the shared-memory ring. */
+    long ringBatches();
 
-    public void onReceived(long bytes) {
-        batchesReceived.incrementAndGet();
-        bytesReceived.addAndGet(bytes);
-    }
+    /** Times the receiver's ring stopped and its senders went back to TCP. */
+    long ringFailures();
 
-    public void onDelivered(int records) {
-        batchesDelivered.incrementAndGet();
-        recordsDelivered.addAndGet(records);
-    }
-
-    public void onDuplicate() {
-        duplicatesDropped.incrementAndGet();
-    }
-
-    public void onHeld() {
-        batchesHeld.incrementAndGet();
-    }
-
-    /** A HELLO broke an admission rule (an unauthenticated skip or takeover, inconsistent flags, too many streams). */
-    public void onHelloRefused() {
-        hellosRefused.incrementAndGet();
-    }
-
-    /** A connection was closed at accept: {@code transport.max-connections} were open. */
-    public void onConnectionRefused() {
-        connectionsRefused.incrementAndGet();
-    }
-
-    /** A batch arrived through the shared-memory ring (also counted in {@link #batchesReceived()}). */
-    public void onRingBatch() {
-        ringBatches.incrementAndGet();
-    }
-
-    /** An acknowledgement went to a sender (one per read burst or ring poll, covering every batch in it). */
-    public void onAcknowledgementSent() {
-        acknowledgementsSent.incrementAndGet();
-    }
-
-    public long acknowledgementsSent() {
-        return acknowledgementsSent.get();
-    }
-
-    /** The ring's consumer thread failed and the ring was closed to producers. */
-    public void onRingFailure() {
-        ringFailures.incrementAndGet();
-    }
-
-    public long hellosRefused() {
-        return hellosRefused.get();
-    }
-
-    public long connectionsRefused() {
-        return connectionsRefused.get();
-    }
-
-    public long ringBatches() {
-        return ringBatches.get();
-    }
-
-    public long ringFailures() {
-        return ringFailures.get();
-    }
-
-    public long connectionsAccepted() {
-        return connectionsAccepted.get();
-    }
+    /** Connections accepted. */
+    long connectionsAccepted();
 
     /** Connections closed for breaking the protocol (bad frames, lengths, checksums, targets, handshakes). */
-    public long protocolErrors() {
-        return protocolErrors.get();
-    }
+    long protocolErrors();
 
-    public long authenticationFailures() {
-        return authenticationFailures.get();
-    }
+    /** HELLOs whose authentication failed. */
+    long authenticationFailures();
 
-    public long batchesReceived() {
-        return batchesReceived.get();
-    }
+    /** Batches received, duplicates included. */
+    long batchesReceived();
 
-    public long batchesDelivered() {
-        return batchesDelivered.get();
-    }
+    /** Batches handed to the delivery handler. */
+    long batchesDelivered();
 
-    public long recordsDelivered() {
-        return recordsDelivered.get();
-    }
+    /** Records handed to the delivery handler. */
+    long recordsDelivered();
 
-    public long duplicatesDropped() {
-        return duplicatesDropped.get();
-    }
+    /** Batches dropped as duplicates (already delivered or held). */
+    long duplicatesDropped();
 
     /** Batches that arrived ahead of a gap and waited in the ordered buffer (strict ordering). */
-    public long batchesHeld() {
-        return batchesHeld.get();
-    }
+    long batchesHeld();
 
-    public Map<String, Long> snapshot() {
-        Map<String, Long> m = new LinkedHashMap<>();
-        m.put("connections-accepted", connectionsAccepted());
-        m.put("protocol-errors", protocolErrors());
-        m.put("authentication-failures", authenticationFailures());
-        m.put("batches-received", batchesReceived());
-        m.put("batches-delivered", batchesDelivered());
-        m.put("records-delivered", recordsDelivered());
-        m.put("bytes-received", bytesReceived.get());
-        m.put("duplicates-dropped", duplicatesDropped());
-        m.put("batches-held", batchesHeld());
-        m.put("hellos-refused", hellosRefused());
-        m.put("connections-refused", connectionsRefused());
-        m.put("ring-batches", ringBatches());
-        m.put("ring-failures", ringFailures());
-        m.put("acknowledgements-sent", acknowledgementsSent());
-        return m;
-    }
-
-    @Override
-    public String toString() {
-        return snapshot().toString();
-    }
+    /** Every counter by its name (dashed, as engines' gauges show them), read now: a snapshot. */
+    Map<String, Long> snapshot();
 }

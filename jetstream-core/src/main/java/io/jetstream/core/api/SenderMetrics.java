@@ -1,45 +1,19 @@
 package io.jetstream.core.api;
 
 import io.jetstream.core.model.FlushPolicy;
-import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * Counters of one sending stream (the update methods are the transport's), updated once per batch (never per record) by the thread that
- * seals, sends or acknowledges it; read from any thread. Adapters bind {@link #snapshot()} entries
- * to the engine's gauges.
+ * What one sending stream has done so far: read-only, each counter read as it is now. Adapters bind
+ * {@link #snapshot()} entries to the engine's gauges. The transport counts (once per batch, never
+ * per record).
+ *
+ * <p>Threading contract: any thread reads; the counters are updated by the threads that seal, send
+ * or acknowledge batches.
  */
-public final class SenderMetrics {
-    private final AtomicLong batchesSealed = new AtomicLong();
-    private final AtomicLong recordsSealed = new AtomicLong();
-    private final AtomicLong bytesSealed = new AtomicLong();
-    private final AtomicLong batchesSent = new AtomicLong();
-    private final AtomicLong batchesAcknowledged = new AtomicLong();
-    private final AtomicLong batchesReplayed = new AtomicLong();
-    private final AtomicLong batchesSpilled = new AtomicLong();
-    private final AtomicLong recordsDropped = new AtomicLong();
-    private final AtomicLong batchesDropped = new AtomicLong();
-    private final AtomicLong reconnects = new AtomicLong();
-    private final AtomicLong connectFailures = new AtomicLong();
-    private final AtomicLong backPressured = new AtomicLong();
-    private final AtomicLong probes = new AtomicLong();
-    private final AtomicLong lastBatchRecords = new AtomicLong();
-    private final AtomicLong ackLatencyMicros = new AtomicLong();
-    private final AtomicLong ringBatches = new AtomicLong();
-    private final AtomicLong ringFallbacks = new AtomicLong();
-    private final AtomicLong routeFull = new AtomicLong();
-    /** Sums over batches, for means: oldest record's wait in the open batch, sealed to written, written to acknowledged. */
-    private final AtomicLong batchWaitMicros = new AtomicLong();
-    private final AtomicLong writeWaitMicros = new AtomicLong();
-    private final AtomicLong ackWaitMicros = new AtomicLong();
-    /** Ends of sends that left their batch open, by why the link did not look idle ({@link HeldBy}). */
-    private final AtomicLongArray heldBy = new AtomicLongArray(HeldBy.values().length);
-
+public interface SenderMetrics {
     /** Why an end of send left its batch open (adaptive mode): what the link was observed doing. */
-    public enum HeldBy {
+    enum HeldBy {
         /** Another thread held the outbox (an acknowledgement, a retry, a route change). */
         OUTBOX_BUSY,
         /** Sealed batches were waiting to be written (window full, route full, no route). */
@@ -48,209 +22,57 @@ public final class SenderMetrics {
         ROUTE_QUEUED
     }
 
-    /** A batch was sealed. */
-    /** Batches sealed per {@link FlushPolicy.Reason}: why data left. */
-    private final AtomicLongArray sealedBy =
-            new AtomicLongArray(FlushPolicy.Reason.values().length);
-
     /** Batches sealed for {@code reason} so far. */
-    public long batchesSealed(FlushPolicy.Reason reason) {
-        return sealedBy.get(reason.ordinal());
-    }
-
-    public void onSealed(int records, long bytes, FlushPolicy.Reason reason) {
-        batchesSealed.incrementAndGet();
-        sealedBy.incrementAndGet(reason.ordinal());
-        recordsSealed.addAndGet(records);
-        bytesSealed.addAndGet(bytes);
-        lastBatchRecords.lazySet(records);
-    }
-
-    /** The end of a send left its batch open: the link was not observed idle, for {@code why}. */
-    public void onHeld(HeldBy why) {
-        heldBy.incrementAndGet(why.ordinal());
-    }
+    long batchesSealed(FlushPolicy.Reason reason);
 
     /** Ends of sends that left their batch open for {@code why}. */
-    public long held(HeldBy why) {
-        return heldBy.get(why.ordinal());
-    }
-
-    /** A sealed batch's oldest record had waited {@code nanos} in the open batch. */
-    public void onBatchWait(long nanos) {
-        batchWaitMicros.addAndGet(nanos / 1000);
-    }
-
-    /** A route had no room for a batch it was offered (a full ring): the batch waits for a retry. */
-    public void onRouteFull() {
-        routeFull.incrementAndGet();
-    }
-
-    public void onSent(boolean replay) {
-        batchesSent.incrementAndGet();
-        if (replay) {
-            batchesReplayed.incrementAndGet();
-        }
-    }
-
-    /** A batch was acknowledged {@code latencyNanos} after it was sealed (smoothed, weight 1/16). */
-    public void onAcknowledged(long latencyNanos) {
-        batchesAcknowledged.incrementAndGet();
-        long old = ackLatencyMicros.get();
-        long sample = latencyNanos / 1000;
-        ackLatencyMicros.lazySet(old == 0 ? sample : old + (sample - old) / 16);
-    }
-
-    /**
-     * A batch was acknowledged: {@code sealedToSentNanos} from its seal to its first write,
-     * {@code sentToAckNanos} from that write to its acknowledgement.
-     */
-    public void onAcknowledged(long sealedToSentNanos, long sentToAckNanos) {
-        writeWaitMicros.addAndGet(sealedToSentNanos / 1000);
-        ackWaitMicros.addAndGet(sentToAckNanos / 1000);
-        onAcknowledged(sealedToSentNanos + sentToAckNanos);
-    }
-
-    public void onSpilled() {
-        batchesSpilled.incrementAndGet();
-    }
-
-    public void onDropped(int records) {
-        batchesDropped.incrementAndGet();
-        recordsDropped.addAndGet(records);
-    }
-
-    /** A record was refused and dropped: best-effort with no route connected. */
-    public void onRecordRefused() {
-        recordsDropped.incrementAndGet();
-    }
-
-    /** A batch went into the receiver's shared-memory ring rather than over TCP. */
-    public void onRingBatch() {
-        ringBatches.incrementAndGet();
-    }
-
-    /** A ring route failed or vanished and its stream went back to TCP. */
-    public void onRingFallback() {
-        ringFallbacks.incrementAndGet();
-    }
+    long held(HeldBy why);
 
     /** Batches written into the receiver's shared-memory ring. */
-    public long ringBatches() {
-        return ringBatches.get();
-    }
+    long ringBatches();
 
     /** Times a ring route gave way to TCP. */
-    public long ringFallbacks() {
-        return ringFallbacks.get();
-    }
-
-    public void onReconnect() {
-        reconnects.incrementAndGet();
-    }
-
-    public void onConnectFailure() {
-        connectFailures.incrementAndGet();
-    }
-
-    public void onBackPressured() {
-        backPressured.incrementAndGet();
-    }
-
-    public void onProbe() {
-        probes.incrementAndGet();
-    }
+    long ringFallbacks();
 
     /** Link probes sent (adaptive batching). */
-    public long probes() {
-        return probes.get();
-    }
+    long probes();
 
-    public long batchesSealed() {
-        return batchesSealed.get();
-    }
+    /** Batches sealed (for any reason). */
+    long batchesSealed();
 
-    public long recordsSealed() {
-        return recordsSealed.get();
-    }
+    /** Records in the batches sealed. */
+    long recordsSealed();
 
-    public long bytesSealed() {
-        return bytesSealed.get();
-    }
+    /** Bytes of the batches sealed, frame headers included. */
+    long bytesSealed();
 
-    public long batchesSent() {
-        return batchesSent.get();
-    }
+    /** Batch writes to a route, replays included. */
+    long batchesSent();
 
-    public long batchesAcknowledged() {
-        return batchesAcknowledged.get();
-    }
+    /** Batches the receiver acknowledged (or, best-effort over a ring, that the ring shows delivered). */
+    long batchesAcknowledged();
 
-    public long batchesReplayed() {
-        return batchesReplayed.get();
-    }
+    /** Batches written again after their route was lost or replaced. */
+    long batchesReplayed();
 
-    public long batchesSpilled() {
-        return batchesSpilled.get();
-    }
+    /** Batches kept in the journal rather than in memory. */
+    long batchesSpilled();
 
     /** Records given up: sealed while no route was connected (best-effort), or unconfirmed when a route was lost. */
-    public long recordsDropped() {
-        return recordsDropped.get();
-    }
+    long recordsDropped();
 
-    public long reconnects() {
-        return reconnects.get();
-    }
+    /** Connections re-established after a route was lost. */
+    long reconnects();
 
-    public long connectFailures() {
-        return connectFailures.get();
-    }
+    /** Connection attempts that failed (refused, timed out, TLS handshake failed). */
+    long connectFailures();
 
     /** Offers refused because the stream's memory (and journal) budget was full. */
-    public long backPressured() {
-        return backPressured.get();
-    }
+    long backPressured();
 
     /** Smoothed time from sealing a batch to its acknowledgement, in µs. */
-    public long ackLatencyMicros() {
-        return ackLatencyMicros.get();
-    }
+    long ackLatencyMicros();
 
-    public Map<String, Long> snapshot() {
-        Map<String, Long> m = new LinkedHashMap<>();
-        m.put("batches-sealed", batchesSealed());
-        for (FlushPolicy.Reason r : FlushPolicy.Reason.values()) {
-            m.put("batches-sealed-" + r.name().toLowerCase(Locale.ROOT).replace('_', '-'), sealedBy.get(r.ordinal()));
-        }
-        m.put("records-sealed", recordsSealed());
-        m.put("bytes-sealed", bytesSealed());
-        m.put("batches-sent", batchesSent());
-        m.put("batches-acknowledged", batchesAcknowledged());
-        m.put("batches-replayed", batchesReplayed());
-        m.put("batches-spilled", batchesSpilled());
-        m.put("records-dropped", recordsDropped());
-        m.put("batches-dropped", batchesDropped.get());
-        m.put("reconnects", reconnects());
-        m.put("connect-failures", connectFailures());
-        m.put("back-pressured", backPressured());
-        m.put("probes", probes.get());
-        m.put("last-batch-records", lastBatchRecords.get());
-        m.put("ack-latency-us", ackLatencyMicros());
-        m.put("ring-batches", ringBatches());
-        m.put("ring-fallbacks", ringFallbacks());
-        m.put("route-full", routeFull.get());
-        for (HeldBy h : HeldBy.values()) {
-            m.put("sends-held-" + h.name().toLowerCase(Locale.ROOT).replace('_', '-'), heldBy.get(h.ordinal()));
-        }
-        m.put("batch-wait-us-total", batchWaitMicros.get());
-        m.put("write-wait-us-total", writeWaitMicros.get());
-        m.put("ack-wait-us-total", ackWaitMicros.get());
-        return m;
-    }
-
-    @Override
-    public String toString() {
-        return snapshot().toString();
-    }
+    /** Every counter by its name (dashed, as engines' gauges show them), read now: a snapshot. */
+    Map<String, Long> snapshot();
 }

@@ -11,7 +11,7 @@ import java.util.Optional;
  * @param pid the process id
  * @param startMillis process start, epoch milliseconds, or 0 when the platform does not say
  */
-public record ProcessIdentity(long pid, long startMillis) {
+record ProcessIdentity(long pid, long startMillis) {
     /** Start times of one process read twice may differ by the clock-tick rounding of /proc. */
     private static final long START_TOLERANCE_MILLIS = 1_000;
 

@@ -1,9 +1,10 @@
 package io.jetstream.core.ring;
 
-import static io.jetstream.core.ring.RecordDescriptor.BATCH_TUPLE_HEADER_LENGTH;
-import static io.jetstream.core.ring.RecordDescriptor.TUPLE_LENGTH_OFFSET;
-import static io.jetstream.core.ring.RecordDescriptor.TUPLE_TARGET_OFFSET;
+import static io.jetstream.core.internal.ring.RecordDescriptor.BATCH_TUPLE_HEADER_LENGTH;
+import static io.jetstream.core.internal.ring.RecordDescriptor.TUPLE_LENGTH_OFFSET;
+import static io.jetstream.core.internal.ring.RecordDescriptor.TUPLE_TARGET_OFFSET;
 
+import io.jetstream.core.internal.ring.RecordDescriptor;
 import java.nio.ByteOrder;
 import org.agrona.DirectBuffer;
 

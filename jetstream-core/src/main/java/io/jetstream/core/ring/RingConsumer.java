@@ -1,19 +1,21 @@
 package io.jetstream.core.ring;
 
-import static io.jetstream.core.ring.RecordDescriptor.BATCH_ID_LENGTH;
-import static io.jetstream.core.ring.RecordDescriptor.BATCH_TUPLE_HEADER_LENGTH;
-import static io.jetstream.core.ring.RecordDescriptor.GENERATION_OFFSET;
-import static io.jetstream.core.ring.RecordDescriptor.HEADER_LENGTH;
-import static io.jetstream.core.ring.RecordDescriptor.STATUS_ABORTED;
-import static io.jetstream.core.ring.RecordDescriptor.STATUS_FAILED;
-import static io.jetstream.core.ring.RecordDescriptor.STATUS_READ;
-import static io.jetstream.core.ring.RecordDescriptor.STATUS_READY;
-import static io.jetstream.core.ring.RecordDescriptor.STATUS_WRITING;
-import static io.jetstream.core.ring.RecordDescriptor.TARGET_OFFSET;
-import static io.jetstream.core.ring.RecordDescriptor.TYPE_BATCH;
-import static io.jetstream.core.ring.RecordDescriptor.TYPE_DATA;
-import static io.jetstream.core.ring.RecordDescriptor.TYPE_PADDING;
+import static io.jetstream.core.internal.ring.RecordDescriptor.BATCH_ID_LENGTH;
+import static io.jetstream.core.internal.ring.RecordDescriptor.BATCH_TUPLE_HEADER_LENGTH;
+import static io.jetstream.core.internal.ring.RecordDescriptor.GENERATION_OFFSET;
+import static io.jetstream.core.internal.ring.RecordDescriptor.HEADER_LENGTH;
+import static io.jetstream.core.internal.ring.RecordDescriptor.STATUS_ABORTED;
+import static io.jetstream.core.internal.ring.RecordDescriptor.STATUS_FAILED;
+import static io.jetstream.core.internal.ring.RecordDescriptor.STATUS_READ;
+import static io.jetstream.core.internal.ring.RecordDescriptor.STATUS_READY;
+import static io.jetstream.core.internal.ring.RecordDescriptor.STATUS_WRITING;
+import static io.jetstream.core.internal.ring.RecordDescriptor.TARGET_OFFSET;
+import static io.jetstream.core.internal.ring.RecordDescriptor.TYPE_BATCH;
+import static io.jetstream.core.internal.ring.RecordDescriptor.TYPE_DATA;
+import static io.jetstream.core.internal.ring.RecordDescriptor.TYPE_PADDING;
 
+import io.jetstream.core.internal.ring.RecordDescriptor;
+import io.jetstream.core.internal.ring.RingDescriptor;
 import java.io.IOException;
 import java.nio.MappedByteBuffer;
 import java.nio.file.Files;

@@ -1,5 +1,6 @@
 package io.jetstream.core.ring;
 
+import io.jetstream.core.internal.ring.RingDescriptor;
 import java.nio.charset.StandardCharsets;
 import org.agrona.concurrent.UnsafeBuffer;
 

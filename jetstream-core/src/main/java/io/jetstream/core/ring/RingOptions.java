@@ -2,6 +2,8 @@ package io.jetstream.core.ring;
 
 import io.jetstream.core.config.ConfigOption;
 import io.jetstream.core.config.OptionGroup;
+import io.jetstream.core.internal.ring.RecordDescriptor;
+import io.jetstream.core.internal.ring.RingDescriptor;
 import java.util.List;
 
 /** Options of the shared-memory ring, under {@code ring.} in every engine's JetStream prefix. */

@@ -1,19 +1,21 @@
 package io.jetstream.core.ring;
 
-import static io.jetstream.core.ring.RecordDescriptor.BATCH_ID_LENGTH;
-import static io.jetstream.core.ring.RecordDescriptor.BATCH_TUPLE_HEADER_LENGTH;
-import static io.jetstream.core.ring.RecordDescriptor.TUPLE_LENGTH_OFFSET;
-import static io.jetstream.core.ring.RecordDescriptor.TUPLE_TARGET_OFFSET;
-import static io.jetstream.core.ring.RecordDescriptor.GENERATION_OFFSET;
-import static io.jetstream.core.ring.RecordDescriptor.HEADER_LENGTH;
-import static io.jetstream.core.ring.RecordDescriptor.STATUS_ABORTED;
-import static io.jetstream.core.ring.RecordDescriptor.STATUS_READY;
-import static io.jetstream.core.ring.RecordDescriptor.STATUS_WRITING;
-import static io.jetstream.core.ring.RecordDescriptor.TARGET_OFFSET;
-import static io.jetstream.core.ring.RecordDescriptor.TYPE_BATCH;
-import static io.jetstream.core.ring.RecordDescriptor.TYPE_DATA;
-import static io.jetstream.core.ring.RecordDescriptor.TYPE_PADDING;
+import static io.jetstream.core.internal.ring.RecordDescriptor.BATCH_ID_LENGTH;
+import static io.jetstream.core.internal.ring.RecordDescriptor.BATCH_TUPLE_HEADER_LENGTH;
+import static io.jetstream.core.internal.ring.RecordDescriptor.GENERATION_OFFSET;
+import static io.jetstream.core.internal.ring.RecordDescriptor.HEADER_LENGTH;
+import static io.jetstream.core.internal.ring.RecordDescriptor.STATUS_ABORTED;
+import static io.jetstream.core.internal.ring.RecordDescriptor.STATUS_READY;
+import static io.jetstream.core.internal.ring.RecordDescriptor.STATUS_WRITING;
+import static io.jetstream.core.internal.ring.RecordDescriptor.TARGET_OFFSET;
+import static io.jetstream.core.internal.ring.RecordDescriptor.TUPLE_LENGTH_OFFSET;
+import static io.jetstream.core.internal.ring.RecordDescriptor.TUPLE_TARGET_OFFSET;
+import static io.jetstream.core.internal.ring.RecordDescriptor.TYPE_BATCH;
+import static io.jetstream.core.internal.ring.RecordDescriptor.TYPE_DATA;
+import static io.jetstream.core.internal.ring.RecordDescriptor.TYPE_PADDING;
 
+import io.jetstream.core.internal.ring.RecordDescriptor;
+import io.jetstream.core.internal.ring.RingDescriptor;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import org.agrona.DirectBuffer;
@@ -383,8 +385,8 @@ public final class RingProducer implements AutoCloseable {
         }
     }
 
-    /** Records claimed so far. */
-    public long claims() {
+    /** Records claimed so far (for tests and diagnostics in this package). */
+    long claims() {
         return claims;
     }
 
@@ -393,8 +395,8 @@ public final class RingProducer implements AutoCloseable {
         return backPressured;
     }
 
-    /** Idle rounds spent waiting for space. */
-    public long waits() {
+    /** Idle rounds spent waiting for space (for tests and diagnostics in this package). */
+    long waits() {
         return waits;
     }
 

@@ -2,6 +2,8 @@ package io.jetstream.core.ring;
 
 import io.jetstream.core.config.InvalidConfigurationException;
 import io.jetstream.core.config.JetStreamConfig;
+import io.jetstream.core.internal.ring.RecordDescriptor;
+import io.jetstream.core.internal.ring.RingDescriptor;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;

@@ -1,5 +1,6 @@
 package io.jetstream.core.ring;
 
+import io.jetstream.core.internal.ring.RingDescriptor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.StandardProtocolFamily;

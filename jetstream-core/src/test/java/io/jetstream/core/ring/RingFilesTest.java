@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.InvalidConfigurationException;
 import io.jetstream.core.config.JetStreamConfig;
+import io.jetstream.core.internal.ring.RingDescriptor;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jetstream.core.internal.ring.RingDescriptor;
 import java.nio.file.Path;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;

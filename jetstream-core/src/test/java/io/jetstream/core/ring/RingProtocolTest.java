@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jetstream.core.internal.ring.RecordDescriptor;
+import io.jetstream.core.internal.ring.RingDescriptor;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

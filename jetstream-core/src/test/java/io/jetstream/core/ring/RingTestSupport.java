@@ -1,5 +1,6 @@
 package io.jetstream.core.ring;
 
+import io.jetstream.core.internal.ring.RecordDescriptor;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

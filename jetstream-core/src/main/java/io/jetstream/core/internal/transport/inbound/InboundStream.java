@@ -1,11 +1,11 @@
 package io.jetstream.core.internal.transport.inbound;
 
 import io.jetstream.core.api.DeliveryHandler;
-import io.jetstream.core.api.ReceiverMetrics;
 import io.jetstream.core.api.RecordConsumer;
 import io.jetstream.core.api.SequenceStore;
 import io.jetstream.core.api.StreamKey;
 import io.jetstream.core.api.TransportOptions.Ordering;
+import io.jetstream.core.internal.metrics.ReceiverCounters;
 import io.jetstream.core.internal.transport.protocol.BatchRecords;
 import io.jetstream.core.internal.transport.protocol.ProtocolException;
 import io.netty.buffer.ByteBuf;
@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import org.agrona.DirectBuffer;
@@ -45,7 +46,7 @@ public final class InboundStream {
     private final int flags;
     private final DeliveryHandler handler;
     private final SequenceStore store;
-    private final ReceiverMetrics metrics;
+    private final ReceiverCounters metrics;
     private final long maxHeldBytes;
     private final ByteBufAllocator alloc;
     private final TreeMap<Long, Held> held = new TreeMap<>();
@@ -54,6 +55,8 @@ public final class InboundStream {
     private final UnsafeBuffer heldView = new UnsafeBuffer(0, 0);
     /** Live connections of this stream; the last one added carries ring-borne acknowledgements. */
     private final List<InboundConnection> connections = new ArrayList<>(2);
+    /** The delivery handler failed once: the cause was logged at ERROR; later failures are logged at WARN. */
+    private final AtomicBoolean deliveryFailed = new AtomicBoolean();
     private Ordering ordering;
     private long watermark = -1;
     private long heldBytes;
@@ -68,7 +71,7 @@ public final class InboundStream {
     private final LongConsumer tags = this::onTag;
     private boolean clockWarned;
 
-    InboundStream(StreamKey key, int ringTarget, int flags, DeliveryHandler handler, SequenceStore store, ReceiverMetrics metrics,
+    InboundStream(StreamKey key, int ringTarget, int flags, DeliveryHandler handler, SequenceStore store, ReceiverCounters metrics,
             Ordering ordering, long maxHeldBytes, LongSupplier epochClock, ByteBufAllocator alloc, long nowNanos) {
         this.key = key;
         this.ringTarget = ringTarget;
@@ -123,6 +126,21 @@ public final class InboundStream {
             store.delivered(key, watermark);
         }
         return watermark;
+    }
+
+    /**
+     * The delivery handler threw while a batch from {@code from} (the sender's address, or the
+     * ring) was delivered: the batch stays unacknowledged, and the caller closes the connection it
+     * came by, so the sender resends it. The stream's first failure is logged at ERROR with its cause,
+     * naming the stream and the sender; the resent batches' failures after it, at WARN. Any thread.
+     */
+    public void onDeliveryFailed(Throwable cause, Object from) {
+        if (!deliveryFailed.getAndSet(true)) {
+            LOG.error("Stream {} from {}: delivering a batch failed; closing its connection (the batch stays unacknowledged "
+                    + "and is resent when the sender reconnects)", key, from, cause);
+        } else {
+            LOG.warn("Stream {} from {}: delivering a batch failed again: {}", key, from, cause.toString());
+        }
     }
 
     /** The watermark before a HELLO (for the admission rules): -1 until a first HELLO, then the delivered sequence. */

@@ -1,6 +1,6 @@
 package io.jetstream.core.internal.transport.inbound;
 
-import io.jetstream.core.api.ReceiverMetrics;
+import io.jetstream.core.internal.metrics.ReceiverCounters;
 import io.jetstream.core.internal.transport.protocol.BatchRecords;
 import io.jetstream.core.internal.transport.protocol.ProtocolDescriptor;
 import io.jetstream.core.internal.transport.protocol.ProtocolException;
@@ -53,7 +53,7 @@ public final class RingInbound {
     private final String name;
     private final StreamRegistry registry;
     private final IntPredicate knownTargets;
-    private final ReceiverMetrics metrics;
+    private final ReceiverCounters metrics;
     private final LongSupplier clock;
     private static final int NO_TARGET = Integer.MIN_VALUE;
     /** The ring target whose batches were last dropped as unknown; ring thread only. */
@@ -64,7 +64,7 @@ public final class RingInbound {
     private volatile boolean running = true;
     private volatile boolean failed;
 
-    private RingInbound(RingConsumer ring, String name, StreamRegistry registry, IntPredicate knownTargets, ReceiverMetrics metrics,
+    private RingInbound(RingConsumer ring, String name, StreamRegistry registry, IntPredicate knownTargets, ReceiverCounters metrics,
             LongSupplier clock) {
         this.ring = ring;
         this.clock = clock;
@@ -81,7 +81,7 @@ public final class RingInbound {
      * be created — another user's directory, /dev/shm full or unusable — and senders stay on TCP.
      */
     public static RingInbound open(RingSettings settings, String name, StreamRegistry registry, IntPredicate knownTargets,
-            ReceiverMetrics metrics, LongSupplier clock) {
+            ReceiverCounters metrics, LongSupplier clock) {
         RingConsumer ring;
         try {
             // Rings of processes that died without closing them (a killed worker) go first.
@@ -189,7 +189,7 @@ public final class RingInbound {
             s.closeConnections("bad ring batch: " + e.getMessage());
         } catch (RuntimeException e) {
             // The delivery handler failed: as on TCP, the connection closes and the batch stays unacknowledged.
-            LOG.error("Ring {}: delivering batch {} of stream {} failed; closing its connection", name, sequence, s.key, e);
+            s.onDeliveryFailed(e, "ring " + name + " (batch " + sequence + ")");
             s.closeConnections("delivery failed: " + e);
         }
     }

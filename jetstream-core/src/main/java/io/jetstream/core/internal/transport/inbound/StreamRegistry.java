@@ -1,10 +1,10 @@
 package io.jetstream.core.internal.transport.inbound;
 
 import io.jetstream.core.api.DeliveryHandler;
-import io.jetstream.core.api.ReceiverMetrics;
 import io.jetstream.core.api.SequenceStore;
 import io.jetstream.core.api.StreamKey;
 import io.jetstream.core.api.TransportOptions.Ordering;
+import io.jetstream.core.internal.metrics.ReceiverCounters;
 import io.jetstream.core.internal.transport.protocol.Frames;
 import io.jetstream.core.internal.transport.protocol.ProtocolDescriptor;
 import io.jetstream.core.internal.transport.protocol.ProtocolException;
@@ -42,7 +42,7 @@ public final class StreamRegistry {
 
     private final DeliveryHandler handler;
     private final SequenceStore store;
-    private final ReceiverMetrics metrics;
+    private final ReceiverCounters metrics;
     private final int maxStreams;
     private final long maxHeldBytes;
     private final long idleTimeoutNanos;
@@ -55,7 +55,7 @@ public final class StreamRegistry {
     private int nextRingTarget;
     private volatile Ordering ordering;
 
-    public StreamRegistry(DeliveryHandler handler, SequenceStore store, ReceiverMetrics metrics, Ordering ordering, int maxStreams,
+    public StreamRegistry(DeliveryHandler handler, SequenceStore store, ReceiverCounters metrics, Ordering ordering, int maxStreams,
             long maxHeldBytes, long idleTimeoutNanos, LongSupplier nanoClock, LongSupplier epochClock, ByteBufAllocator alloc) {
         this.handler = handler;
         this.store = store;

@@ -18,6 +18,7 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import java.io.IOException;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -55,14 +56,14 @@ final class ReceiverConnection extends SimpleChannelInboundHandler<ByteBuf> impl
     public void channelActive(ChannelHandlerContext ctx) {
         channel = ctx.channel();
         if (!receiver.admitConnection()) {
-            receiver.metrics().onConnectionRefused();
+            receiver.counters().onConnectionRefused();
             LOG.warn("Refusing connection from {}: transport.max-connections ({}) are open", ctx.channel().remoteAddress(),
                     receiver.settings().maxConnections());
             ctx.close();
             return;
         }
         counted = true;
-        receiver.metrics().onConnection();
+        receiver.counters().onConnection();
         ctx.writeAndFlush(Frames.challenge(ctx.alloc(), nonce, receiver.hostToken()));
         ctx.executor().schedule(() -> {
             if (stream == null && ctx.channel().isActive()) {
@@ -91,13 +92,13 @@ final class ReceiverConnection extends SimpleChannelInboundHandler<ByteBuf> impl
             case BATCH -> {
                 int bytes = frame.readableBytes();
                 reader.validate(frame, checksum, receiver.knownTargets());
-                receiver.metrics().onReceived(bytes + LENGTH_FIELD);
+                receiver.counters().onReceived(bytes + LENGTH_FIELD);
                 long ack = stream.onBatch(reader.sequence(), reader.count(), reader.records(), 0, reader.recordsLength(), frame,
                         frame.readerIndex());
                 // One per batch: their timing is the sender's measure of the drain under backlog. The
                 // flush consolidation handler makes the acknowledgements of one read burst one write.
                 ctx.writeAndFlush(Frames.ack(ctx.alloc(), ack), ctx.voidPromise());
-                receiver.metrics().onAcknowledgementSent();
+                receiver.counters().onAcknowledgementSent();
             }
             case PROBE -> ctx.writeAndFlush(Frames.probeAck(ctx.alloc(), Frames.readLongBody(frame, PROBE)), ctx.voidPromise());
             case CLOSE -> stream.onClose();
@@ -114,7 +115,7 @@ final class ReceiverConnection extends SimpleChannelInboundHandler<ByteBuf> impl
         try {
             authenticated = receiver.handshake().verifyHello(h, nonce);
         } catch (ProtocolException e) {
-            receiver.metrics().onAuthenticationFailure();
+            receiver.counters().onAuthenticationFailure();
             throw e;
         }
         boolean sameHost = Arrays.equals(h.hostToken(), receiver.hostToken());
@@ -177,6 +178,9 @@ final class ReceiverConnection extends SimpleChannelInboundHandler<ByteBuf> impl
         Throwable c = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
         if (c instanceof ProtocolException || cause instanceof DecoderException) {
             refuse(ctx, c instanceof ProtocolException ? c.getMessage() : c.toString());
+        } else if (stream != null && !(c instanceof IOException)) {
+            stream.onDeliveryFailed(c, ctx.channel().remoteAddress()); // not the connection: the stream's handler threw
+            ctx.close();
         } else if (ctx.channel().isOpen()) {
             LOG.warn("Connection from {} failed: {}", ctx.channel().remoteAddress(), c.toString());
             ctx.close();
@@ -188,7 +192,7 @@ final class ReceiverConnection extends SimpleChannelInboundHandler<ByteBuf> impl
             return; // already refused
         }
         ctx.channel().config().setAutoRead(false);
-        receiver.metrics().onProtocolError();
+        receiver.counters().onProtocolError();
         LOG.error("Closing connection from {}{}: {}", ctx.channel().remoteAddress(),
                 stream == null ? "" : " (stream " + stream.key() + ")", reason);
         if (ctx.channel().isActive()) {
@@ -203,7 +207,7 @@ final class ReceiverConnection extends SimpleChannelInboundHandler<ByteBuf> impl
         Channel ch = channel;
         if (ch != null && ch.isActive()) {
             ch.writeAndFlush(Frames.ack(ch.alloc(), watermark), ch.voidPromise());
-            receiver.metrics().onAcknowledgementSent();
+            receiver.counters().onAcknowledgementSent();
         }
     }
 

@@ -3,7 +3,7 @@ package io.jetstream.core.internal.transport.netty;
 import static io.jetstream.core.internal.transport.protocol.ProtocolDescriptor.*;
 
 import io.jetstream.core.api.ControlListener;
-import io.jetstream.core.api.SenderMetrics;
+import io.jetstream.core.internal.metrics.SenderCounters;
 import io.jetstream.core.internal.transport.handshake.Handshake;
 import io.jetstream.core.internal.transport.outbound.Outbox;
 import io.jetstream.core.internal.transport.outbound.RecordAccumulator;
@@ -65,7 +65,7 @@ final class SenderConnection {
     private final Handshake handshake;
     private final Outbox outbox;
     private final RecordAccumulator accumulator;
-    private final SenderMetrics metrics;
+    private final SenderCounters metrics;
     private final ControlListener controls;
     private final HelloFields hello;
     private final Bootstrap bootstrap;
@@ -91,7 +91,7 @@ final class SenderConnection {
     record HelloFields(int flags, long epoch, String peerId, String streamId) {}
 
     SenderConnection(NettyTransport transport, String stream, int index, int count, InetSocketAddress remote, Outbox outbox,
-            RecordAccumulator accumulator, SenderMetrics metrics, ControlListener controls, HelloFields hello) {
+            RecordAccumulator accumulator, SenderCounters metrics, ControlListener controls, HelloFields hello) {
         this.transport = transport;
         this.stream = stream;
         this.index = index;

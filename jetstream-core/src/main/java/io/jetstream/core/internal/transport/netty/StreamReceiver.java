@@ -7,6 +7,7 @@ import io.jetstream.core.api.SequenceStore;
 import io.jetstream.core.api.StreamKey;
 import io.jetstream.core.api.TransportOptions.Ordering;
 import io.jetstream.core.api.TransportSettings;
+import io.jetstream.core.internal.metrics.ReceiverCounters;
 import io.jetstream.core.internal.transport.handshake.Handshake;
 import io.jetstream.core.internal.transport.inbound.RingInbound;
 import io.jetstream.core.internal.transport.inbound.StreamRegistry;
@@ -48,7 +49,7 @@ public final class StreamReceiver implements InboundEndpoint {
 
     private final NettyTransport transport;
     private final IntPredicate knownTargets;
-    private final ReceiverMetrics metrics = new ReceiverMetrics();
+    private final ReceiverCounters metrics = new ReceiverCounters();
     private final StreamRegistry registry;
     private final ChannelGroup ready = new DefaultChannelGroup("jetstream-receiver", GlobalEventExecutor.INSTANCE);
     private final ChannelGroup all = new DefaultChannelGroup("jetstream-receiver-all", GlobalEventExecutor.INSTANCE);
@@ -171,6 +172,11 @@ public final class StreamReceiver implements InboundEndpoint {
 
     @Override
     public ReceiverMetrics metrics() {
+        return metrics;
+    }
+
+    /** The counters behind {@link #metrics()}, for the receiver's connections to update. */
+    ReceiverCounters counters() {
         return metrics;
     }
 

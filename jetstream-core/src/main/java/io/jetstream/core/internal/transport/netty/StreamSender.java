@@ -13,6 +13,7 @@ import io.jetstream.core.api.StreamRecovery;
 import io.jetstream.core.api.TransportOptions.Reliability;
 import io.jetstream.core.api.TransportSettings;
 import io.jetstream.core.internal.metrics.AdaptiveControlGauges;
+import io.jetstream.core.internal.metrics.SenderCounters;
 import io.jetstream.core.internal.qos.ChannelMeasurements;
 import io.jetstream.core.internal.transport.journal.DurableJournal;
 import io.jetstream.core.internal.transport.journal.SpillJournal;
@@ -55,7 +56,7 @@ public final class StreamSender implements OutboundStream, DeadlineFlusher.Clien
     private final String name;
     private final String streamId;
     private final long epoch;
-    private final SenderMetrics metrics = new SenderMetrics();
+    private final SenderCounters metrics = new SenderCounters();
     /** Every batch and Nephele decision about this stream, as gauges. */
     private final AdaptiveControlGauges gauges = new AdaptiveControlGauges();
     private final FlushPolicy policy;
@@ -105,12 +106,21 @@ public final class StreamSender implements OutboundStream, DeadlineFlusher.Clien
             }
         }
         this.qos = measurements;
-        this.outbox = new Outbox(name, settings.batch().maxRoutes(), settings.reliability(), settings.windowBytes(),
-                settings.memoryBytes(), settings.maxFrameBytes(), settings.batch().maxEventDelayNanos(), transport.nanoClock,
-                transport.alloc, metrics, policy, controller, journal, recovered.lastSequence(), recovered.acknowledged());
+        this.outbox = Outbox.builder(name)
+                .routes(settings.batch().maxRoutes())
+                .reliability(settings.reliability())
+                .limits(settings.windowBytes(), settings.memoryBytes(), settings.maxFrameBytes(), settings.batch().maxEventDelayNanos())
+                .clock(transport.nanoClock)
+                .alloc(transport.alloc)
+                .metrics(metrics)
+                .batching(policy, controller)
+                .journal(journal)
+                .resumeAfter(recovered.lastSequence(), recovered.acknowledged())
+                .build();
         this.accumulator = new RecordAccumulator(settings.maxFrameBytes(), settings.checksum(), transport.alloc,
                 transport.nanoClock, transport.epochClock, policy, controller, qos, metrics, outbox, transport.flusher::wakeFor);
         outbox.setDrainListener(accumulator);
+        outbox.setStreamFailure(accumulator);
         outbox.restore(recovered.frames());
         int flags = (settings.checksum() ? FLAG_CHECKSUM : 0)
                 | (settings.reliability() != Reliability.BEST_EFFORT ? FLAG_ACKNOWLEDGED : 0)

@@ -1,7 +1,6 @@
 package io.jetstream.core.internal.transport.outbound;
 
 import static io.jetstream.core.internal.transport.protocol.ProtocolDescriptor.BATCH_COUNT_OFFSET;
-import static io.jetstream.core.internal.transport.protocol.ProtocolDescriptor.BATCH_FRAME_OVERHEAD;
 import static io.jetstream.core.internal.transport.protocol.ProtocolDescriptor.BATCH_SEQUENCE_OFFSET;
 import static io.jetstream.core.internal.transport.protocol.ProtocolDescriptor.LENGTH_FIELD;
 import static io.jetstream.core.internal.transport.protocol.ProtocolDescriptor.TYPE_FIELD;
@@ -9,15 +8,16 @@ import static io.jetstream.core.internal.transport.protocol.ProtocolDescriptor.T
 import io.jetstream.core.api.OutboundStream;
 import io.jetstream.core.api.SenderMetrics;
 import io.jetstream.core.api.TransportOptions.Reliability;
+import io.jetstream.core.internal.metrics.SenderCounters;
 import io.jetstream.core.internal.transport.journal.StreamJournal;
 import io.jetstream.core.model.BatchController;
 import io.jetstream.core.model.FlushPolicy;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -45,16 +45,19 @@ import org.slf4j.LoggerFactory;
  * ({@link #onRouteReplaced}: a failed ring falling back to its TCP connection) gives its batches
  * back.
  *
- * <p>Threading: every method takes the outbox lock (once per batch, never per record); routes'
- * I/O threads (acknowledgements, route changes), the sealing thread (producer or deadline flusher)
- * and the flusher's retries share it. {@link #acceptance()} is one volatile read, for the producer.
+ * <p>Its collaborators each hold one role: the {@link RouteTable} knows the routes and picks the
+ * next one, the {@link OutboxJournal} spills batches beyond memory and reads them back, the
+ * {@link DrainRateBound} measures the drain under backlog and bounds the outbox in adaptive mode.
+ * Built with {@link #builder}.
+ *
+ * <p>Threading contract: every method takes the outbox lock (once per batch, never per record);
+ * routes' I/O threads (acknowledgements, route changes), the sealing thread (producer or deadline
+ * flusher) and the flusher's retries share it, and it guards the collaborators too.
+ * {@link #acceptance()}, {@link #isReady()}, {@link #carriedByRing()} and {@link #limitBytes()} are
+ * one volatile read each, for any thread.
  */
 public final class Outbox {
     private static final Logger LOG = LoggerFactory.getLogger(Outbox.class);
-
-    /** Lowest bound of the adaptive outbox, per route in use. */
-    public static final long MIN_ADAPTIVE_OUTBOX = 256 << 10;
-    private static final long DRAIN_SAMPLE_NANOS = 100_000_000;
 
     /** Receives the drain rate the outbox measures under backlog (the controller's view of the link as it is now). */
     @FunctionalInterface
@@ -71,28 +74,20 @@ public final class Outbox {
     private final boolean freesDelivered;
     private final int windowBytes;
     private final long memoryBytesConfigured;
-    private final int maxFrameBytes;
     private final long maxEventDelayNanos;
     private final LongSupplier clock;
-    private final ByteBufAllocator alloc;
-    private final SenderMetrics metrics;
-    private final FlushPolicy policy;
-    /** Null in fixed batch mode. */
-    private final BatchController controller;
-    private DrainListener drain = DrainListener.NONE;
-    /** Null without a journal. */
-    private final StreamJournal journal;
+    private final SenderCounters metrics;
+    /** Where a failure the outbox cannot throw to a caller goes (the stream's accumulator). */
+    private volatile StreamFailure failure;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
-    /** Ready routes by index; null while a route is not ready. Guarded by lock. */
-    private final Route[] routes;
-    /** Routes in the middle of a handshake. Guarded by lock. */
-    private final boolean[] handshaking;
-    /** Whether routes are ready and every one of them is a shared-memory ring; written under lock, read by any thread. */
-    private volatile boolean carriedByRing;
-    /** Whether a route is ready: written under the lock where routes change, read without it. */
-    private volatile boolean ready;
+    /** Guarded by lock (but for its volatile reads). */
+    private final RouteTable routes;
+    /** Guarded by lock. */
+    private final OutboxJournal journal;
+    /** Guarded by lock. */
+    private final DrainRateBound bound;
     private final TreeMap<Long, OutboundBatch> pending = new TreeMap<>();
     private final TreeMap<Long, OutboundBatch> inFlight = new TreeMap<>();
     private long lastSequence;
@@ -101,14 +96,7 @@ public final class Outbox {
     private long acknowledged;
     private long inFlightBytes;
     private long memoryBytes;
-    private int nextRoute;
     private boolean closed;
-    /** The journal failed once: it is not written again (the stream has failed; memory keeps what it has). */
-    private boolean journalBroken;
-    // Drain capacity, measured from acknowledgements while a backlog exists (adaptive mode).
-    private long backlogStartNanos;
-    private long backlogAckedBytes;
-    private double capacityBytesPerSecond = Double.NaN;
     /** Shortest time from writing a batch to its acknowledgement since the routes last connected. */
     private final RoundTripFloor ackRoundTrip = new RoundTripFloor();
 
@@ -117,40 +105,148 @@ public final class Outbox {
     /** A route was full when it had a batch to take: the flusher retries ({@link #retryIfFull}). */
     private volatile boolean full;
 
-    /**
-     * @param routeCount how many routes the stream has
-     * @param lastSequence the last sequence numbered so far (0 for a new stream; a durable journal's
-     *     last for a restarted one)
-     * @param acknowledgedSequence the last sequence known delivered (0, or the durable journal's)
-     */
-    public Outbox(String name, int routeCount, Reliability reliability, int windowBytes, long memoryBytes, int maxFrameBytes,
-            long maxEventDelayNanos, LongSupplier clock, ByteBufAllocator alloc, SenderMetrics metrics, FlushPolicy policy,
-            BatchController controller, StreamJournal journal, long lastSequence, long acknowledgedSequence) {
-        this.name = name;
-        this.reliability = reliability;
+    private Outbox(Builder b) {
+        this.name = Objects.requireNonNull(b.name, "name");
+        this.reliability = Objects.requireNonNull(b.reliability, "reliability");
         this.freesDelivered = reliability == Reliability.BEST_EFFORT;
-        this.windowBytes = windowBytes;
-        this.memoryBytesConfigured = memoryBytes;
-        this.maxFrameBytes = maxFrameBytes;
-        this.maxEventDelayNanos = maxEventDelayNanos;
-        this.clock = clock;
-        this.alloc = alloc;
-        this.metrics = metrics;
-        this.policy = policy;
-        this.controller = controller;
-        this.journal = journal;
-        this.routes = new Route[routeCount];
-        this.handshaking = new boolean[routeCount];
-        this.lastSequence = lastSequence;
-        this.lastEnqueuedSequence = lastSequence;
-        this.acknowledged = acknowledgedSequence;
-        this.limitBytes = memoryBytes;
+        this.windowBytes = b.windowBytes;
+        this.memoryBytesConfigured = b.memoryBytes;
+        this.maxEventDelayNanos = b.maxEventDelayNanos;
+        this.clock = Objects.requireNonNull(b.clock, "clock");
+        this.metrics = Objects.requireNonNull(b.metrics, "metrics");
+        this.failure = (cause, where) -> LOG.error("Stream {} failed {}", name, where, cause);
+        this.routes = new RouteTable(b.routeCount, b.controller);
+        this.journal = new OutboxJournal(b.journal, name, b.memoryBytes, b.maxFrameBytes, Objects.requireNonNull(b.alloc, "alloc"),
+                (cause, where) -> failure.fail(cause, where));
+        this.bound = new DrainRateBound(b.controller != null, b.memoryBytes, b.maxEventDelayNanos,
+                Objects.requireNonNull(b.policy, "policy"), routes);
+        this.lastSequence = b.lastSequence;
+        this.lastEnqueuedSequence = b.lastSequence;
+        this.acknowledged = b.acknowledgedSequence;
+        this.limitBytes = b.memoryBytes;
         this.acceptance = reliability == Reliability.BEST_EFFORT ? OutboundStream.NOT_CONNECTED : OutboundStream.ACCEPTED;
+    }
+
+    /** An outbox for the stream {@code name} (its peer, stream id and receiver, as logs show it). */
+    public static Builder builder(String name) {
+        return new Builder(name);
+    }
+
+    /**
+     * The outbox's settings and collaborators. Limits come from {@link #limits}; a new stream starts
+     * at sequence 0 unless {@link #resumeAfter} says otherwise. Not thread-safe; for the thread that
+     * opens the stream.
+     */
+    public static final class Builder {
+        private final String name;
+        private int routeCount = 1;
+        private Reliability reliability;
+        private int windowBytes;
+        private long memoryBytes;
+        private int maxFrameBytes;
+        private long maxEventDelayNanos;
+        private LongSupplier clock;
+        private ByteBufAllocator alloc;
+        private SenderCounters metrics;
+        private FlushPolicy policy;
+        private BatchController controller;
+        private StreamJournal journal;
+        private long lastSequence;
+        private long acknowledgedSequence;
+
+        private Builder(String name) {
+            this.name = name;
+        }
+
+        /** How many routes the stream has (1 by default). */
+        public Builder routes(int routeCount) {
+            this.routeCount = routeCount;
+            return this;
+        }
+
+        public Builder reliability(Reliability reliability) {
+            this.reliability = reliability;
+            return this;
+        }
+
+        /**
+         * {@code transport.window-bytes} (bytes in flight), {@code transport.memory-bytes} (the
+         * outbox's memory), {@code transport.max-frame-bytes} and the user's maximum event delay
+         * (which bounds the adaptive outbox).
+         */
+        public Builder limits(int windowBytes, long memoryBytes, int maxFrameBytes, long maxEventDelayNanos) {
+            this.windowBytes = windowBytes;
+            this.memoryBytes = memoryBytes;
+            this.maxFrameBytes = maxFrameBytes;
+            this.maxEventDelayNanos = maxEventDelayNanos;
+            return this;
+        }
+
+        /** The nanosecond clock of send times and acknowledgement delays. */
+        public Builder clock(LongSupplier nanoClock) {
+            this.clock = nanoClock;
+            return this;
+        }
+
+        /** Where batches read back from the journal are allocated. */
+        public Builder alloc(ByteBufAllocator alloc) {
+            this.alloc = alloc;
+            return this;
+        }
+
+        public Builder metrics(SenderCounters metrics) {
+            this.metrics = metrics;
+            return this;
+        }
+
+        /**
+         * The stream's flush policy (whose target sizes the adaptive bound) and its controller, null
+         * in fixed batch mode (then the outbox's bound stays {@code transport.memory-bytes}).
+         */
+        public Builder batching(FlushPolicy policy, BatchController controller) {
+            this.policy = policy;
+            this.controller = controller;
+            return this;
+        }
+
+        /** The stream's journal; none by default. */
+        public Builder journal(StreamJournal journal) {
+            this.journal = journal;
+            return this;
+        }
+
+        /**
+         * A restarted stream: {@code lastSequence} was the last numbered, {@code acknowledgedSequence}
+         * the last known delivered (a durable journal's). Both 0 by default.
+         */
+        public Builder resumeAfter(long lastSequence, long acknowledgedSequence) {
+            this.lastSequence = lastSequence;
+            this.acknowledgedSequence = acknowledgedSequence;
+            return this;
+        }
+
+        public Outbox build() {
+            return new Outbox(this);
+        }
     }
 
     /** Where the drain rates measured under backlog go (the stream's controller). Before the stream starts. */
     public void setDrainListener(DrainListener listener) {
-        this.drain = listener;
+        lock.lock();
+        try {
+            bound.setListener(listener);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Where a failure that no caller can be told of goes (reading spilled batches back, on whichever
+     * thread moves the outbox): the stream's accumulator, which fails the stream and logs it once.
+     * Before the stream starts.
+     */
+    public void setStreamFailure(StreamFailure failure) {
+        this.failure = failure;
     }
 
     // ------------------------------------------------------------------ producer side
@@ -170,7 +266,8 @@ public final class Outbox {
      * route, drops and counts it.
      *
      * @throws io.jetstream.core.internal.transport.journal.JournalException if the journal failed: the batch
-     *     is kept in memory all the same (nothing is lost) and the journal is not used again
+     *     is kept in memory all the same (nothing is lost) and the journal is not used again; the
+     *     caller fails the stream
      */
     public void enqueue(ByteBuf frame, int records, long sealedNanos) {
         lock.lock();
@@ -179,21 +276,16 @@ public final class Outbox {
             frame.setLong(frame.readerIndex() + LENGTH_FIELD + TYPE_FIELD + BATCH_SEQUENCE_OFFSET, sequence);
             OutboundBatch b = new OutboundBatch(sequence, frame, records, sealedNanos);
             lastEnqueuedSequence = sequence;
-            if (closed || reliability == Reliability.BEST_EFFORT && !connected()) {
+            if (closed || reliability == Reliability.BEST_EFFORT && !routes.connected()) {
                 frame.release();
                 metrics.onDropped(records);
                 return;
             }
-            boolean usable = journal != null && !journalBroken;
-            boolean spill = usable && (journal.spilledFrames() > 0 || memoryBytes + b.bytes > memoryBytesConfigured);
+            boolean spill;
             try {
-                if (usable && (spill || journal.writesAhead())) {
-                    journal.append(frame, sequence, spill);
-                }
+                spill = journal.append(frame, sequence, memoryBytes + b.bytes);
             } catch (RuntimeException e) {
-                journalBroken = true;
-                spill = false;
-                keep(b);
+                keep(b); // nothing is lost: memory keeps it, and the journal is not used again
                 pump();
                 throw e;
             }
@@ -241,7 +333,7 @@ public final class Outbox {
     public long beginHandshake(int route) {
         lock.lock();
         try {
-            handshaking[route] = true;
+            routes.beginHandshake(route);
             updateAcceptance();
             // Not lastSequence: a batch numbered but not yet kept would be announced as gone.
             long first = lastEnqueuedSequence + 1;
@@ -251,7 +343,7 @@ public final class Outbox {
             if (!pending.isEmpty()) {
                 first = Math.min(first, pending.firstKey());
             }
-            if (journal != null && journal.spilledFrames() > 0) {
+            if (journal.spilledFrames() > 0) {
                 first = Math.min(first, acknowledged + 1); // the spilled batches follow the acknowledged ones
             }
             return Math.max(first, acknowledged + 1);
@@ -264,9 +356,7 @@ public final class Outbox {
     public void onRouteReady(Route route, long lastDelivered) {
         lock.lock();
         try {
-            handshaking[route.index()] = false;
-            routes[route.index()] = route;
-            routesChanged();
+            routes.ready(route);
             acknowledge(lastDelivered);
             ackRoundTrip.reset(); // the batches just acknowledged waited out the reconnection, and the path may be new
             pump();
@@ -283,13 +373,10 @@ public final class Outbox {
     public void onRouteLost(int index, Route route) {
         lock.lock();
         try {
-            handshaking[index] = false;
-            if (route != null && routes[index] == route) {
-                routes[index] = null;
-                routesChanged();
+            if (routes.remove(index, route)) {
                 requeue(index);
             }
-            if (reliability == Reliability.BEST_EFFORT && !connected()) {
+            if (reliability == Reliability.BEST_EFFORT && !routes.connected()) {
                 dropAll("route " + index + " lost, no route left (best-effort)");
             }
             pump();
@@ -306,11 +393,8 @@ public final class Outbox {
     public void onRouteReplaced(Route old, Route replacement, long lastDelivered) {
         lock.lock();
         try {
-            int index = old.index();
-            if (routes[index] == old) {
-                routes[index] = replacement;
-                routesChanged();
-                requeue(index);
+            if (routes.replace(old, replacement)) {
+                requeue(old.index());
             }
             acknowledge(lastDelivered);
             pump();
@@ -359,7 +443,7 @@ public final class Outbox {
     public boolean probe(long id, int bytes) {
         lock.lock();
         try {
-            Route r = readyRoute();
+            Route r = routes.next();
             if (r == null) {
                 return false;
             }
@@ -384,16 +468,14 @@ public final class Outbox {
             it.remove();
             ackedBytes += free(b, now);
         }
-        measureDrain(ackedBytes, now);
+        bound.onFreed(ackedBytes, now, backlog(now));
         for (Iterator<OutboundBatch> it = pending.headMap(sequence, true).values().iterator(); it.hasNext(); ) {
             OutboundBatch b = it.next();
             it.remove();
             memoryBytes -= b.bytes;
             b.frame.release();
         }
-        if (journal != null && !journalBroken) {
-            journal.acknowledged(sequence);
-        }
+        journal.acknowledged(sequence);
         if (lastSequence < sequence) {
             lastSequence = sequence; // a restarted sender learns from its receiver where the stream stands
             lastEnqueuedSequence = sequence;
@@ -424,7 +506,7 @@ public final class Outbox {
         long freedBytes = 0;
         while (!inFlight.isEmpty()) {
             OutboundBatch b = inFlight.get(inFlight.firstKey());
-            Route r = b.route >= 0 ? routes[b.route] : null;
+            Route r = b.route >= 0 ? routes.get(b.route) : null;
             if (r == null || !r.delivered(b)) {
                 break;
             }
@@ -432,7 +514,7 @@ public final class Outbox {
             freedBytes += free(b, now);
         }
         if (freedBytes > 0) {
-            measureDrain(freedBytes, now);
+            bound.onFreed(freedBytes, now, backlog(now));
         }
     }
 
@@ -445,7 +527,7 @@ public final class Outbox {
             return false;
         }
         OutboundBatch b = inFlight.get(inFlight.firstKey());
-        return b.routePosition >= 0 && b.route >= 0 && routes[b.route] != null;
+        return b.routePosition >= 0 && b.route >= 0 && routes.get(b.route) != null;
     }
 
     /**
@@ -479,7 +561,7 @@ public final class Outbox {
             if (inFlightBytes > 0 && inFlightBytes + b.bytes > windowBytes) {
                 break;
             }
-            Route r = readyRoute();
+            Route r = routes.next();
             if (r == null) {
                 break;
             }
@@ -500,17 +582,12 @@ public final class Outbox {
         updateAcceptance();
     }
 
+    /** Reads spilled batches back while nothing else waits and memory has room. */
     private void refillFromJournal() {
-        while (journal != null && !journalBroken && pending.isEmpty() && journal.spilledFrames() > 0
-                && memoryBytes < memoryBytesConfigured) {
-            ByteBuf f;
-            try {
-                f = journal.pollSpilled(alloc);
-            } catch (RuntimeException e) {
-                journalBroken = true;
-                LOG.error("Stream {}: reading spilled batches back failed; {} batches after sequence {} cannot be sent: {}",
-                        name, journal.spilledFrames(), acknowledged, e.toString());
-                throw e;
+        while (pending.isEmpty() && memoryBytes < memoryBytesConfigured) {
+            ByteBuf f = journal.pollSpilled(acknowledged);
+            if (f == null) {
+                return; // none spilled, or the journal failed (the stream has failed; memory keeps what it has)
             }
             OutboundBatch b = batchOf(f, clock.getAsLong());
             if (b.sequence <= acknowledged) {
@@ -529,50 +606,12 @@ public final class Outbox {
     }
 
     /**
-     * The outbox bound. In adaptive mode, while connected and once the drain rate under backlog is
-     * known, it is what the link drains within the user's maximum event delay (at least
-     * {@value #MIN_ADAPTIVE_OUTBOX} bytes and two batches per route in use, per route; at most
-     * {@code transport.memory-bytes}): under overload the producer is pushed back instead of
-     * queueing seconds of data.
+     * Whether batches back up ({@link DrainRateBound#onFreed}): batches waiting to be written, half
+     * the window or half the outbox in use, or acknowledgements overdue.
      */
-    private long outboxLimit() {
-        if (controller == null || Double.isNaN(capacityBytesPerSecond) || !anyReady()) {
-            return memoryBytesConfigured;
-        }
-        double drainable = capacityBytesPerSecond * maxEventDelayNanos / 1e9;
-        // Per route in use, room for two batches and at least MIN_ADAPTIVE_OUTBOX: every route has
-        // its next batch while it sends one and stays busy enough that TCP keeps its window open.
-        // Otherwise a bound learnt while one route was busy keeps the others idle, and the drain
-        // measured under it confirms it (measured: 4 routes stuck at one link's throughput).
-        long floor = Math.max(1, routesInUse()) * Math.max(MIN_ADAPTIVE_OUTBOX, 2L * (policy.targetBytes() + BATCH_FRAME_OVERHEAD));
-        return (long) Math.min(memoryBytesConfigured, Math.max(floor, drainable));
-    }
-
-    /**
-     * Samples the drain rate from acknowledged bytes over spans of at least
-     * {@value #DRAIN_SAMPLE_NANOS} ns with a backlog: batches waiting to be written, half the window
-     * or half the outbox in use, or acknowledgements overdue.
-     */
-    private void measureDrain(long ackedBytes, long now) {
-        boolean backlog = !pending.isEmpty() || inFlightBytes >= windowBytes / 2
-                || memoryBytes >= limitBytes / 2 || acknowledgementsOverdue(now);
-        if (!backlog) {
-            backlogStartNanos = now;
-            backlogAckedBytes = 0;
-            return;
-        }
-        backlogAckedBytes += ackedBytes;
-        long span = now - backlogStartNanos;
-        if (span >= DRAIN_SAMPLE_NANOS) {
-            double sample = backlogAckedBytes * 1e9 / span;
-            // Under backlog the acknowledged bytes are the routes' service: the link as it is now,
-            // which probes sent into an idle token bucket's burst overstate. Per route in use.
-            drain.onDrainSample(backlogAckedBytes / Math.max(1, routesInUse()), span);
-            capacityBytesPerSecond = Double.isNaN(capacityBytesPerSecond) ? sample
-                    : capacityBytesPerSecond + 0.3 * (sample - capacityBytesPerSecond);
-            backlogStartNanos = now;
-            backlogAckedBytes = 0;
-        }
+    private boolean backlog(long now) {
+        return !pending.isEmpty() || inFlightBytes >= windowBytes / 2 || memoryBytes >= limitBytes / 2
+                || acknowledgementsOverdue(now);
     }
 
     /**
@@ -592,17 +631,13 @@ public final class Outbox {
     }
 
     private void updateAcceptance() {
-        long limit = outboxLimit();
+        long limit = bound.limit();
         limitBytes = limit;
         int state;
-        if (reliability == Reliability.BEST_EFFORT && !connected()) {
+        if (reliability == Reliability.BEST_EFFORT && !routes.connected()) {
             state = OutboundStream.NOT_CONNECTED;
         } else {
-            boolean journalRoom = journal != null && !journalBroken && journal.hasRoomFor(maxFrameBytes + LENGTH_FIELD);
-            boolean room = memoryBytes < limit || limit == memoryBytesConfigured && journalRoom;
-            if (journal != null && journal.writesAhead() && !journalBroken && !journalRoom) {
-                room = false; // every batch is journaled first: a full journal pushes back whatever memory holds
-            }
+            boolean room = journal.admits(memoryBytes < limit, limit == memoryBytesConfigured);
             state = room ? OutboundStream.ACCEPTED : OutboundStream.BACK_PRESSURED;
         }
         acceptance = state;
@@ -628,74 +663,10 @@ public final class Outbox {
             if (closed || !pending.isEmpty()) {
                 return SenderMetrics.HeldBy.BATCHES_WAITING;
             }
-            int active = activeRoutes();
-            for (int i = 0; i < active; i++) {
-                Route r = routes[i];
-                if (r != null && r.queuedBytes() == 0) {
-                    return null;
-                }
-            }
-            return SenderMetrics.HeldBy.ROUTE_QUEUED;
+            return routes.anyInUseIdle() ? null : SenderMetrics.HeldBy.ROUTE_QUEUED;
         } finally {
             lock.unlock();
         }
-    }
-
-    /** Ready routes among those the oracle chose. */
-    private int routesInUse() {
-        int active = activeRoutes();
-        int n = 0;
-        for (int i = 0; i < active; i++) {
-            if (routes[i] != null) {
-                n++;
-            }
-        }
-        return n;
-    }
-
-    private int activeRoutes() {
-        return controller != null && controller.lastDecision() != null
-                ? Math.max(1, Math.min(routes.length, controller.lastDecision().routes()))
-                : routes.length;
-    }
-
-    /** Round-robin over the ready routes among the first {@code routes} the oracle chose, then any ready route. */
-    private Route readyRoute() {
-        int active = activeRoutes();
-        for (int pass = 0; pass < 2; pass++) {
-            int limit = pass == 0 ? active : routes.length;
-            for (int i = 0; i < limit; i++) {
-                int index = (nextRoute + i) % limit;
-                Route r = routes[index];
-                if (r != null) {
-                    nextRoute = (index + 1) % limit;
-                    return r;
-                }
-            }
-        }
-        return null;
-    }
-
-    private boolean anyReady() {
-        for (Route r : routes) {
-            if (r != null) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** Whether a route is ready or in the middle of a handshake. */
-    private boolean connected() {
-        if (anyReady()) {
-            return true;
-        }
-        for (boolean h : handshaking) {
-            if (h) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private void dropAll(String why) {
@@ -727,7 +698,7 @@ public final class Outbox {
         lock.lock();
         try {
             long deadline = clock.getAsLong() + timeoutNanos;
-            while (!(pending.isEmpty() && inFlight.isEmpty() && (journal == null || journalBroken || journal.spilledFrames() == 0))) {
+            while (!(pending.isEmpty() && inFlight.isEmpty() && !journal.holdsSpilled())) {
                 long left = deadline - clock.getAsLong();
                 if (left <= 0) {
                     return false;
@@ -782,23 +753,10 @@ public final class Outbox {
                 return;
             }
             closed = true;
-            if (journal != null) {
-                long spilled = journal.spilledFrames();
-                if (journal.writesAhead() && !journalBroken) {
-                    if (!pending.isEmpty() || !inFlight.isEmpty() || spilled > 0) {
-                        LOG.warn("Stream {}: closing with {} unacknowledged batches; the durable journal keeps them for the "
-                                + "stream's next start", name, pending.size() + inFlight.size() + spilled);
-                    }
-                } else if (spilled > 0) {
-                    LOG.warn("Stream {}: {} spilled batches were never sent before close", name, spilled);
-                }
-            }
+            journal.reportOnClose(pending.size() + inFlight.size());
             dropAll(why);
-            if (journal != null) {
-                journal.close();
-            }
-            Arrays.fill(routes, null);
-            routesChanged();
+            journal.close();
+            routes.clear();
             updateAcceptance();
         } finally {
             lock.unlock();
@@ -834,7 +792,7 @@ public final class Outbox {
     public long unacknowledgedBatches() {
         lock.lock();
         try {
-            return pending.size() + inFlight.size() + (journal == null ? 0 : journal.spilledFrames());
+            return pending.size() + inFlight.size() + journal.spilledFrames();
         } finally {
             lock.unlock();
         }
@@ -857,23 +815,7 @@ public final class Outbox {
 
     /** Whether a route is ready. One volatile read; any thread (a producer may ask per record). */
     public boolean isReady() {
-        return ready;
-    }
-
-    /** Under lock, after a route became ready, was lost or was replaced. */
-    private void routesChanged() {
-        ready = anyReady();
-        boolean ring = false;
-        for (Route r : routes) {
-            if (r != null) {
-                if (!(r instanceof RingRoute)) {
-                    ring = false;
-                    break;
-                }
-                ring = true;
-            }
-        }
-        carriedByRing = ring;
+        return routes.isReady();
     }
 
     /**
@@ -881,18 +823,14 @@ public final class Outbox {
      * every one is a ring. One volatile read; any thread.
      */
     public boolean carriedByRing() {
-        return carriedByRing;
+        return routes.carriedByRing();
     }
 
     /** The kinds of the ready routes, by index ({@code null} where none is ready). */
     public String[] routeKinds() {
         lock.lock();
         try {
-            String[] kinds = new String[routes.length];
-            for (int i = 0; i < routes.length; i++) {
-                kinds[i] = routes[i] == null ? null : routes[i].kind();
-            }
-            return kinds;
+            return routes.kinds();
         } finally {
             lock.unlock();
         }
@@ -903,8 +841,7 @@ public final class Outbox {
         lock.lock();
         try {
             return pending.size() + " batches pending, " + inFlight.size() + " in flight (" + inFlightBytes + " B), "
-                    + (journal == null ? "no journal" : journal.spilledFrames() + " spilled") + ", routes ready "
-                    + Arrays.stream(routes).filter(r -> r != null).count() + "/" + routes.length;
+                    + journal.describe() + ", routes ready " + routes.readyCount() + "/" + routes.size();
         } finally {
             lock.unlock();
         }

@@ -3,11 +3,11 @@ package io.jetstream.core.internal.transport.outbound;
 import static io.jetstream.core.internal.transport.protocol.ProtocolDescriptor.BATCH_FRAME_OVERHEAD;
 import static io.jetstream.core.internal.transport.protocol.ProtocolDescriptor.LENGTH_FIELD;
 import static io.jetstream.core.internal.transport.protocol.ProtocolDescriptor.RECORD_HEADER_LENGTH;
-import static io.jetstream.core.internal.transport.protocol.ProtocolDescriptor.TAG_LENGTH;
 import static io.jetstream.core.internal.transport.protocol.ProtocolDescriptor.maxRecordLength;
 
 import io.jetstream.core.api.OutboundStream;
 import io.jetstream.core.api.SenderMetrics;
+import io.jetstream.core.internal.metrics.SenderCounters;
 import io.jetstream.core.internal.qos.ChannelMeasurements;
 import io.jetstream.core.internal.transport.protocol.BatchFrameBuilder;
 import io.jetstream.core.model.BatchController;
@@ -20,8 +20,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
-import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,17 +28,25 @@ import org.slf4j.LoggerFactory;
  * seals the frame when the {@link FlushPolicy} says so — at its size target, at the end of a send
  * when waiting would leave the link idle, or when the deadline flusher finds its oldest record has
  * waited the maximum delay — and hands the sealed frame to the {@link Outbox}, which numbers it. It
- * also feeds JetStream's {@link BatchController} (every event, link probes, the producer's load),
- * and, under a latency constraint, puts Nephele's tags on records and reports buffer lifetimes.
+ * feeds JetStream's {@link BatchController} the events it frames; its collaborators do the rest:
+ * the {@link ProducerLoadSampler} measures the producer's load, the {@link LinkProber} sends the
+ * controller's link probes and hands it the transfer times I/O threads measure, and under a latency
+ * constraint the {@link QosTagger} puts Nephele's tags on records and reports buffer lifetimes.
+ *
+ * <p>A record costs one CAS and one release store (the claim), a volatile read (the outbox's
+ * acceptance) and its copy: no lock, no allocation, no clock read. The clock is read where a record
+ * opens or fills a batch, and on one offer in {@value ProducerLoadSampler#SAMPLE_EVERY} (the load
+ * sample, adaptive mode); the controller is fed the events in between at those readings (or at the
+ * end of each send, for a producer that ends its sends).
  *
  * <p>Threading contract: {@link #offer}, {@link #endOfSend} and {@link #flush} are for one producer
  * thread at a time. The open frame belongs to whoever holds the claim word — the producer for the
  * length of one call, or the deadline flusher ({@link #flushIfDue}), which takes it only when it is
- * free and otherwise asks the producer to flush on its way out: one CAS and one release store per
- * record, no lock, no allocation. {@link #onProbeAck} and {@link #onDrainSample} come from I/O
- * threads through a many-to-one ring drained by the claim holder.
+ * free and otherwise asks the producer to flush on its way out. {@link #onProbeAck} and
+ * {@link #onDrainSample} come from I/O threads through the prober's many-to-one ring, drained by
+ * the claim holder; {@link #fail} from any thread.
  */
-public final class RecordAccumulator implements Outbox.DrainListener {
+public final class RecordAccumulator implements Outbox.DrainListener, StreamFailure {
     private static final Logger LOG = LoggerFactory.getLogger(RecordAccumulator.class);
     private static final int FREE = 0;
     private static final int PRODUCER = 1;
@@ -50,26 +56,23 @@ public final class RecordAccumulator implements Outbox.DrainListener {
     private static final int CLOSED = 1;
     private static final int FAILED = 2;
 
-    private static final int TRANSFER_MSG = 1;
-    /** One record in this many times its stay in {@link #offer} (the producer's load; a power of two). */
-    private static final int LOAD_SAMPLE_EVERY = 64;
     private static final long NOT_READ = Long.MIN_VALUE;
-    private static final long LOAD_WINDOW_NANOS = 50_000_000;
-    /** Frame bytes of a QoS tag record. */
-    private static final int TAG_RECORD = RECORD_HEADER_LENGTH + TAG_LENGTH;
 
     private final int maxFrameBytes;
     private final int maxRecordLength;
     private final boolean checksum;
     private final ByteBufAllocator alloc;
     private final LongSupplier nanoClock;
-    private final LongSupplier epochClock;
     private final FlushPolicy policy;
     /** Null in fixed batch mode. */
     private final BatchController controller;
-    /** This stream's measurements for the latency constraint; null without one. */
-    private final ChannelMeasurements qos;
-    private final SenderMetrics metrics;
+    /** Null in fixed batch mode. */
+    private final ProducerLoadSampler load;
+    /** Null in fixed batch mode. */
+    private final LinkProber prober;
+    /** Null without a latency constraint. */
+    private final QosTagger qos;
+    private final SenderCounters metrics;
     private final Outbox outbox;
     /** Tells the deadline flusher when the open batch is due (wakes it if it sleeps past that). */
     private final LongConsumer wakeFlusherAt;
@@ -78,9 +81,6 @@ public final class RecordAccumulator implements Outbox.DrainListener {
     private final AtomicInteger claim = new AtomicInteger(FREE);
     private volatile boolean flushRequested;
     private final BatchFrameBuilder builder;
-    /** When the controller may next want a link probe sent ({@link BatchController#probeCheckNanos}); for the flusher. */
-    private volatile long probeCheckNanos = Long.MAX_VALUE; // none before the first batch
-    private long offers;
     /** Bytes of the last sealed frame: the next frame's first allocation is sized from it, not from the target. */
     private int lastFrameBytes;
     /**
@@ -93,24 +93,18 @@ public final class RecordAccumulator implements Outbox.DrainListener {
      */
     private boolean producerEndsSends;
     /**
-     * Records and bytes of the current send, for the controller at its end: a producer that ends its
+     * Records and bytes not yet fed to the controller: a producer that ends its
      * sends hands its records over in bursts (a Storm worker's transfer thread: a few dozen tuples in
      * microseconds, then a gap), and fed one by one the controller's monitor saw each burst as a step
      * up in the rate and the gap after it as a step down, and searched for a new decision every few
      * milliseconds per stream (profiled in a Storm cluster at 50,000 tuples/s: the oracle's search a
-     * fifth of the transfer thread's CPU). Fed per send, it sees the rate the sends make.
+     * fifth of the transfer thread's CPU). Fed per send, it sees the rate the sends make. Before the
+     * producer's first end of a send, they are fed where an offer reads the clock anyway.
      */
     private int sendEvents;
     private long sendBytes;
-    private long sampledBusyNanos;
     /** This offer's clock reading ({@link #now}), {@link #NOT_READ} until read. Producer thread. */
     private long offerClock = NOT_READ;
-    private long loadWindowStartNanos;
-
-    /** Transfer times measured by I/O threads (probe answers, drain samples), drained by the claim holder. */
-    private final ManyToOneRingBuffer transfers =
-            new ManyToOneRingBuffer(new UnsafeBuffer(ByteBuffer.allocateDirect(4096 + RingBufferDescriptor.TRAILER_LENGTH)));
-    private final UnsafeBuffer drainScratch = new UnsafeBuffer(new byte[16]);
 
     /** Largest frame to build, length field included: the ring's record limit while a ring route carries data. */
     private volatile int frameLimit;
@@ -119,16 +113,17 @@ public final class RecordAccumulator implements Outbox.DrainListener {
 
     public RecordAccumulator(int maxFrameBytes, boolean checksum, ByteBufAllocator alloc, LongSupplier nanoClock,
             LongSupplier epochClock, FlushPolicy policy, BatchController controller, ChannelMeasurements qos,
-            SenderMetrics metrics, Outbox outbox, LongConsumer wakeFlusherAt) {
+            SenderCounters metrics, Outbox outbox, LongConsumer wakeFlusherAt) {
         this.maxFrameBytes = maxFrameBytes;
         this.maxRecordLength = maxRecordLength(maxFrameBytes);
         this.checksum = checksum;
         this.alloc = alloc;
         this.nanoClock = nanoClock;
-        this.epochClock = epochClock;
         this.policy = policy;
         this.controller = controller;
-        this.qos = qos;
+        this.load = controller == null ? null : new ProducerLoadSampler(controller, nanoClock);
+        this.prober = controller == null ? null : new LinkProber(controller, outbox, metrics, maxFrameBytes, nanoClock, wakeFlusherAt);
+        this.qos = qos == null ? null : new QosTagger(qos, epochClock, maxRecordLength);
         this.metrics = metrics;
         this.outbox = outbox;
         this.wakeFlusherAt = wakeFlusherAt;
@@ -209,9 +204,7 @@ public final class RecordAccumulator implements Outbox.DrainListener {
             long now = nanoClock.getAsLong();
             producerEndsSends = true;
             if (sendEvents > 0) {
-                controller.onEvents(sendEvents, sendBytes, now);
-                sendEvents = 0;
-                sendBytes = 0;
+                feedController(now);
             }
             if (builder.isOpen() && builder.recordCount() > 0) {
                 if (policy.pendingBytes() >= policy.targetBytes()) {
@@ -304,12 +297,11 @@ public final class RecordAccumulator implements Outbox.DrainListener {
 
     /**
      * An offer begins: the clock is read lazily, at most once per offer, where a record opens or
-     * fills a batch, feeds the controller record by record (before the producer's first end of a
-     * send), carries a latency tag or is sampled for the producer's load; in the middle of a batch
-     * of a producer that ends its sends (Storm's), a record reads no clock at all.
+     * fills a batch, or when the offer is sampled for the producer's load; in the middle of a batch a
+     * record reads no clock at all.
      */
     private void startOffer() {
-        offerClock = controller != null && ((offers + 1) & (LOAD_SAMPLE_EVERY - 1)) == 0 ? nanoClock.getAsLong() : NOT_READ;
+        offerClock = load != null && load.timesNextOffer() ? nanoClock.getAsLong() : NOT_READ;
     }
 
     /** This offer's clock reading, read now if not yet. Producer thread. */
@@ -337,80 +329,70 @@ public final class RecordAccumulator implements Outbox.DrainListener {
             int initial = (int) Math.min(maxFrameBytes + (long) LENGTH_FIELD,
                     Math.max(256, expected + BATCH_FRAME_OVERHEAD + RECORD_HEADER_LENGTH + length));
             builder.begin(alloc.directBuffer(initial, maxFrameBytes + LENGTH_FIELD));
-        }
-        // One tag per measurement interval, at most one per frame; a record the tag would push out of
-        // its frame goes untagged, and the next one carries it.
-        if (qos != null && !builder.isTagged() && length <= maxRecordLength - TAG_RECORD && builder.fits(length + TAG_RECORD)
-                && qos.tagDue(now())) {
-            builder.appendTag(epochClock.getAsLong());
-        }
-        if (controller != null) {
-            if (producerEndsSends) {
-                sendEvents++;
-                sendBytes += length;
-            } else {
-                controller.onEvent(length, now());
+            if (qos != null) {
+                qos.onFrameOpened(now()); // the policy reads the time of a batch's first record anyway
             }
         }
+        if (qos != null) {
+            qos.tagBefore(builder, length);
+        }
+        if (controller != null) {
+            sendEvents++;
+            sendBytes += length;
+        }
+    }
+
+    /** Feeds the controller the events framed since it was last fed. */
+    private void feedController(long now) {
+        controller.onEvents(sendEvents, sendBytes, now);
+        sendEvents = 0;
+        sendBytes = 0;
     }
 
     private void afterAppend(int length) {
         boolean first = builder.recordCount() == 1;
         // The policy reads the time only of the record that opens its batch.
-        if (policy.onRecord(RECORD_HEADER_LENGTH + length, policy.pendingRecords() == 0 ? now() : offerClock)
-                && !producerEndsSends) {
+        long t = policy.pendingRecords() == 0 ? now() : offerClock;
+        if (controller != null && !producerEndsSends && t != NOT_READ) {
+            feedController(t); // where the clock was read anyway: a batch opened or filled, a load sample
+        }
+        if (policy.onRecord(RECORD_HEADER_LENGTH + length, t) && !producerEndsSends) {
             seal(FlushPolicy.Reason.SIZE, now());
         } else if (first && !producerEndsSends) {
             wakeFlusherAt.accept(policy.deadlineNanos());
         }
-        if (controller != null && (++offers & (LOAD_SAMPLE_EVERY - 1)) == 0) {
-            sampleProducerLoad(offerClock);
-        }
-    }
-
-    /**
-     * Every {@value #LOAD_SAMPLE_EVERY}th record: how long its offer took (sealing included when it
-     * sealed), scaled up, over the wall time of a {@value #LOAD_WINDOW_NANOS} ns window, is the share
-     * of the producer's time spent in the transport — JetStream's CPU ratio, measured. The
-     * controller treats a producer that the transport keeps busy like one it pushes back.
-     */
-    private void sampleProducerLoad(long enteredNanos) {
-        long exit = nanoClock.getAsLong();
-        sampledBusyNanos += exit - enteredNanos;
-        long span = exit - loadWindowStartNanos;
-        if (span >= LOAD_WINDOW_NANOS) {
-            if (loadWindowStartNanos != 0) {
-                controller.onProducerLoad((double) sampledBusyNanos * LOAD_SAMPLE_EVERY / span, exit);
-            }
-            loadWindowStartNanos = exit;
-            sampledBusyNanos = 0;
+        if (load != null) {
+            load.onOfferEnd(offerClock);
         }
     }
 
     // ------------------------------------------------------------------ claim holder
 
     private void seal(FlushPolicy.Reason reason, long now) {
-        drainTransfers();
+        if (prober != null) {
+            prober.drainTransfers();
+        }
         int records = builder.recordCount();
         ByteBuf frame = builder.seal(0, checksum); // the outbox numbers it
+        long lifetime = -1;
         if (policy.pendingRecords() > 0) {
-            long lifetime = now - policy.pendingSinceNanos();
+            lifetime = now - policy.pendingSinceNanos();
             metrics.onBatchWait(lifetime);
-            if (qos != null) {
-                qos.onBufferLifetime(lifetime);
-            }
+        }
+        if (qos != null) {
+            qos.onSealed(records, lifetime);
         }
         policy.onFlush(reason);
         metrics.onSealed(records, frame.readableBytes(), reason);
-        if (controller != null) {
-            sendDueProbe(now); // before the frame: onto a link the controller expects quiet
+        if (prober != null) {
+            prober.sendDue(now); // before the frame: onto a link the controller expects quiet
         }
         int bytes = frame.readableBytes();
         lastFrameBytes = bytes;
         outbox.enqueue(frame, records, now);
         if (controller != null) {
             controller.onSent(controller.wireBytes(bytes), now);
-            planProbeCheck(now);
+            prober.planCheck(now);
         }
     }
 
@@ -420,11 +402,11 @@ public final class RecordAccumulator implements Outbox.DrainListener {
      * the producer holds the batch. Returns when to call again.
      */
     public long flushIfDue(long now) {
-        if (controller != null && now - probeCheckNanos >= 0 && claim.compareAndSet(FREE, FLUSHER)) {
+        if (prober != null && now - prober.checkNanos() >= 0 && claim.compareAndSet(FREE, FLUSHER)) {
             try {
                 if (state == OPEN) {
-                    sendDueProbe(now);
-                    planProbeCheck(now);
+                    prober.sendDue(now);
+                    prober.planCheck(now);
                 }
             } finally {
                 claim.setRelease(FREE);
@@ -444,54 +426,28 @@ public final class RecordAccumulator implements Outbox.DrainListener {
             }
         }
         long deadline = policy.deadlineNanos();
-        return controller != null && probeCheckNanos - deadline < 0 ? probeCheckNanos : deadline;
-    }
-
-    /**
-     * Sends the link probe the controller asks for now, if any: it waits for a quiet link
-     * ({@link BatchController#probeBytesDue}), which the deadline flusher catches between batches.
-     */
-    private void sendDueProbe(long now) {
-        long probe = controller.probeBytesDue(now);
-        if (probe > 0 && outbox.probe(now, (int) Math.min(probe, maxFrameBytes))) {
-            metrics.onProbe();
+        if (prober == null) {
+            return deadline;
         }
-    }
-
-    /** Tells the deadline flusher when to ask for a probe next. */
-    private void planProbeCheck(long now) {
-        long check = controller.probeCheckNanos(now);
-        probeCheckNanos = check;
-        wakeFlusherAt.accept(check);
-    }
-
-    private void drainTransfers() {
-        if (controller != null) {
-            transfers.read((type, buffer, index, length) ->
-                    controller.onTransfer((long) controller.wireBytes(buffer.getLong(index)), buffer.getLong(index + 8) / 1e9), 16);
-        }
+        long probeCheck = prober.checkNanos();
+        return probeCheck - deadline < 0 ? probeCheck : deadline;
     }
 
     // ------------------------------------------------------------------ measurements from I/O threads
 
     /** A route measured a probe's round trip: {@code id} is when it left. I/O thread; {@code scratch} is the route's. */
     public void onProbeAck(long id, int bytes, UnsafeBuffer scratch) {
-        if (controller == null) {
-            return;
+        if (prober != null) {
+            prober.onProbeAck(id, bytes, scratch);
         }
-        scratch.putLong(0, bytes);
-        scratch.putLong(8, nanoClock.getAsLong() - id);
-        transfers.write(TRANSFER_MSG, scratch, 0, 16); // dropped if the producer has not drained 4 KiB of results
     }
 
+    /** The outbox measured its drain under backlog. Outbox lock held. */
     @Override
     public void onDrainSample(long bytesPerRoute, long spanNanos) {
-        if (controller == null) {
-            return;
+        if (prober != null) {
+            prober.onDrainSample(bytesPerRoute, spanNanos);
         }
-        drainScratch.putLong(0, bytesPerRoute);
-        drainScratch.putLong(8, spanNanos);
-        transfers.write(TRANSFER_MSG, drainScratch, 0, 16);
     }
 
     /** The channel latency of a tagged record, measured by the receiver (I/O thread). */
@@ -516,17 +472,26 @@ public final class RecordAccumulator implements Outbox.DrainListener {
     /**
      * The stream failed: offers return {@link OutboundStream#FAILED} from now on; what was sealed
      * stays with the outbox. The first cause stays, and is logged once, at ERROR, naming the stream
-     * and its receiver and where it failed ({@code where}, "while ..."). Any thread.
+     * and its receiver and where it failed ({@code where}, "while ..."): also after {@link #close}
+     * (the outbox may fail while it drains what was sealed). Later causes are logged at DEBUG. Any
+     * thread.
      */
+    @Override
     public void fail(Throwable cause, String where) {
+        boolean open;
         synchronized (this) {
-            if (state != OPEN) {
+            if (failure != null) {
+                LOG.debug("Stream {}: a later failure {} ({}) after the first", outbox.name(), where, cause.toString());
                 return;
             }
             failure = cause;
-            state = FAILED;
+            open = state == OPEN;
+            if (open) {
+                state = FAILED;
+            }
         }
-        LOG.error("Stream {} failed {}; it takes no more records (what it sealed is still delivered)", outbox.name(), where, cause);
+        LOG.error("Stream {} failed {}: {}; {}", outbox.name(), where, cause.toString(),
+                open ? "it takes no more records (what it sealed is still delivered)" : "it was closing", cause);
     }
 
     public Optional<Throwable> failure() {

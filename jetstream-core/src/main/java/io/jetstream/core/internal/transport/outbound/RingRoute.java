@@ -1,7 +1,7 @@
 package io.jetstream.core.internal.transport.outbound;
 
-import io.jetstream.core.api.SenderMetrics;
-import io.jetstream.core.ring.RecordDescriptor;
+import io.jetstream.core.internal.metrics.SenderCounters;
+import io.jetstream.core.internal.ring.RecordDescriptor;
 import io.jetstream.core.ring.RingClosedException;
 import io.jetstream.core.ring.RingFileException;
 import io.jetstream.core.ring.RingProducer;
@@ -29,12 +29,12 @@ public final class RingRoute implements Route {
     private final RingProducer producer;
     private final int ringTarget;
     private final Route tcp;
-    private final SenderMetrics metrics;
+    private final SenderCounters metrics;
     private final Consumer<RuntimeException> onLost;
     private final UnsafeBuffer frameView = new UnsafeBuffer(0, 0);
     private boolean lost;
 
-    public RingRoute(RingProducer producer, int ringTarget, Route tcp, SenderMetrics metrics, Consumer<RuntimeException> onLost) {
+    public RingRoute(RingProducer producer, int ringTarget, Route tcp, SenderCounters metrics, Consumer<RuntimeException> onLost) {
         this.producer = producer;
         this.ringTarget = ringTarget;
         this.tcp = tcp;

@@ -5,6 +5,7 @@ import static io.jetstream.core.internal.transport.protocol.ProtocolDescriptor.T
 import static io.jetstream.core.internal.transport.protocol.ProtocolDescriptor.TAG_TARGET;
 
 import io.jetstream.core.api.RecordConsumer;
+import io.jetstream.core.internal.ring.RecordDescriptor;
 import java.nio.ByteOrder;
 import java.util.function.IntPredicate;
 import java.util.function.LongConsumer;
@@ -13,7 +14,7 @@ import org.agrona.DirectBuffer;
 /**
  * The records of one batch, {@code [int target][int length][bytes]} each with big-endian heads, as
  * both a BATCH frame's body and a ring batch record lay them out (the ring's tuples are this layout,
- * {@link io.jetstream.core.ring.RecordDescriptor}): one check and one delivery loop for both paths.
+ * {@link io.jetstream.core.internal.ring.RecordDescriptor}): one check and one delivery loop for both paths.
  *
  * <p>Stateless; any thread. No allocation.
  */

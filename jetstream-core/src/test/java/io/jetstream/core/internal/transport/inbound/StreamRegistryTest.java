@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jetstream.core.api.ReceiverMetrics;
 import io.jetstream.core.api.SequenceStore;
 import io.jetstream.core.api.TransportOptions.Ordering;
+import io.jetstream.core.internal.metrics.ReceiverCounters;
 import io.jetstream.core.internal.transport.protocol.Frames;
 import io.jetstream.core.internal.transport.protocol.ProtocolException;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class StreamRegistryTest {
     private final AtomicLong now = new AtomicLong(1_000_000_000L);
-    private final ReceiverMetrics metrics = new ReceiverMetrics();
+    private final ReceiverCounters metrics = new ReceiverCounters();
     private final SequenceStore store = SequenceStore.inMemory();
 
     private StreamRegistry registry(int maxStreams) {

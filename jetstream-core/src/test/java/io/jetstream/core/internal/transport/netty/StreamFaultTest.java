@@ -7,11 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jetstream.core.api.ControlListener;
+import io.jetstream.core.api.DeliveryHandler;
 import io.jetstream.core.api.OutboundStream;
 import io.jetstream.core.api.SequenceStore;
+import io.jetstream.core.api.StreamKey;
 import io.jetstream.core.internal.transport.journal.JournalException;
 import io.jetstream.core.internal.transport.netty.TransportTestSupport.Collector;
 import io.jetstream.core.testing.LeakRecorder;
+import io.jetstream.core.testing.LogCapture;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -21,6 +24,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.core.LogEvent;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -31,7 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Failures of one stream stay with that stream: a stream whose batch cannot be journaled while the
  * deadline flusher seals it is failed with the cause, and the other streams of the transport keep
  * flushing; a journal failure on the producer's path reaches the caller, leaks no buffer and loses
- * nothing the stream accepted.
+ * nothing the stream accepted. A stream that fails logs its cause once, at ERROR, naming the stream
+ * and its peer, whichever side it fails on.
  */
 @Tag("journal")
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -142,5 +149,70 @@ class StreamFaultTest {
         s.close();
         r.close();
         LeakRecorder.assertNoLeaks();
+    }
+
+    @Test
+    void aSenderStreamThatFailsLogsItsCauseOnceAtErrorNamingTheStreamAndItsPeer() throws Exception {
+        Path journals = dir.resolve("journals");
+        blockJournal(journals, "sender", "s");
+        int port = unusedPort();
+        Map<String, Object> o = Map.of("transport.reliability", "acknowledged", "transport.journal.dir", journals.toString(),
+                "transport.memory-bytes", 4096L, "batch.mode", "fixed", "batch.fixed.target-bytes", 512,
+                "transport.close-timeout-ms", 100L);
+        try (LogCapture log = LogCapture.start()) {
+            StreamSender s = transport("sender", o).openSender("s", new InetSocketAddress("127.0.0.1", port), ControlListener.NONE);
+            int result = OutboundStream.ACCEPTED;
+            for (long i = 0; i < 1_000 && result == OutboundStream.ACCEPTED; i++) {
+                byte[] rec = record(i, 100);
+                result = s.offer(0, rec, 0, rec.length);
+            }
+            assertEquals(OutboundStream.FAILED, result, "the journal failed: " + s.metrics());
+            for (long i = 0; i < 10; i++) { // what the failed stream is asked afterwards logs nothing more
+                byte[] rec = record(i, 100);
+                assertEquals(OutboundStream.FAILED, s.offer(0, rec, 0, rec.length));
+            }
+            s.flush();
+            s.close();
+
+            List<LogEvent> errors = log.at(Level.ERROR, m -> m.contains("sender/s->"));
+            assertEquals(1, errors.size(), "one ERROR for the failure; logged:\n" + log.describe());
+            String message = errors.get(0).getMessage().getFormattedMessage();
+            assertTrue(message.contains("127.0.0.1:" + port), "names the peer: " + message);
+            assertTrue(errors.get(0).getThrown() instanceof JournalException, "carries the cause: " + errors.get(0).getThrown());
+        }
+    }
+
+    @Test
+    void aReceiverStreamWhoseDeliveryFailsLogsItsCauseOnceAtErrorNamingTheStreamAndItsPeer() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        DeliveryHandler failing = new DeliveryHandler() {
+            @Override
+            public void deliver(StreamKey stream, long sequence, DeliveryHandler.DeliveredBatch records) {
+                calls.incrementAndGet();
+                throw new IllegalStateException("the application's handler is broken");
+            }
+        };
+        try (LogCapture log = LogCapture.start()) {
+            StreamReceiver r = transport("receiver", Map.of("transport.ring.enabled", false))
+                    .bind(0, failing, t -> true, SequenceStore.inMemory());
+            StreamSender s = transport("sender", Map.of("transport.reliability", "acknowledged", "transport.ring.enabled", false,
+                    "transport.close-timeout-ms", 100L))
+                    .openSender("s", new InetSocketAddress("127.0.0.1", r.localAddress().getPort()), ControlListener.NONE);
+            await("sender ready", 10, s::isReady);
+            byte[] rec = record(0, 100);
+            assertEquals(OutboundStream.ACCEPTED, s.offer(0, rec, 0, rec.length));
+            s.flush();
+            // The sender resends the unacknowledged batch after each reconnection: the handler fails again.
+            await("the handler failed twice", 10, () -> calls.get() >= 2);
+            await("the failures were logged", 10,
+                    () -> log.events().stream().filter(e -> e.getThrown() != null || e.getMessage().getFormattedMessage()
+                            .contains("failed again")).count() >= 2, log::describe);
+            List<LogEvent> errors = log.at(Level.ERROR, m -> m.contains("sender/s#"));
+            assertEquals(1, errors.size(), "one ERROR for the stream's failure; logged:\n" + log.describe());
+            assertTrue(errors.get(0).getThrown() instanceof IllegalStateException, "carries the cause: " + errors.get(0).getThrown());
+            assertTrue(errors.get(0).getMessage().getFormattedMessage().contains("127.0.0.1:"), "names the peer: "
+                    + errors.get(0).getMessage().getFormattedMessage());
+            s.close();
+        }
     }
 }

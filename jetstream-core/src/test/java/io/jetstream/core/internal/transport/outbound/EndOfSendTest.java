@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jetstream.core.api.OutboundStream;
-import io.jetstream.core.api.SenderMetrics;
 import io.jetstream.core.api.TransportOptions.Reliability;
 import io.jetstream.core.api.TransportSettings;
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
+import io.jetstream.core.internal.metrics.SenderCounters;
 import io.jetstream.core.model.BatchController;
 import io.jetstream.core.model.BatchListener;
 import io.jetstream.core.model.FlushPolicy;
@@ -78,12 +78,19 @@ class EndOfSendTest {
     private RecordAccumulator accumulator(FlushPolicy policy, BatchController controller) {
         TransportSettings settings = TransportSettings.from(JetStreamConfig.load(ConfigScope.STORM,
                 Map.of("jetstream.transport.reliability", "best-effort"), TransportSettings.GROUPS));
-        SenderMetrics metrics = new SenderMetrics();
-        outbox = new Outbox("test", 1, Reliability.BEST_EFFORT, settings.windowBytes(), settings.memoryBytes(), settings.maxFrameBytes(),
-                settings.batch().maxEventDelayNanos(), clock::get, UnpooledByteBufAllocator.DEFAULT, metrics, policy, controller, null, 0, 0);
+        SenderCounters metrics = new SenderCounters();
+        outbox = Outbox.builder("test")
+                .reliability(Reliability.BEST_EFFORT)
+                .limits(settings.windowBytes(), settings.memoryBytes(), settings.maxFrameBytes(), settings.batch().maxEventDelayNanos())
+                .clock(clock::get)
+                .alloc(UnpooledByteBufAllocator.DEFAULT)
+                .metrics(metrics)
+                .batching(policy, controller)
+                .build();
         RecordAccumulator accumulator = new RecordAccumulator(settings.maxFrameBytes(), true, UnpooledByteBufAllocator.DEFAULT,
                 clock::get, System::currentTimeMillis, policy, controller, null, metrics, outbox, at -> {});
         outbox.setDrainListener(accumulator);
+        outbox.setStreamFailure(accumulator);
         outbox.onRouteReady(route, 0);
         this.accumulator = accumulator;
         return accumulator;

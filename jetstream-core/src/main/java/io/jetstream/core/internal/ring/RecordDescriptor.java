@@ -1,4 +1,4 @@
-package io.jetstream.core.ring;
+package io.jetstream.core.internal.ring;
 
 /**
  * Layout of one record in the data region (TurboStream §IV-A, Fig. 5a/5c): a 16-byte header and

@@ -1,4 +1,4 @@
-package io.jetstream.core.ring;
+package io.jetstream.core.internal.ring;
 
 /**
  * Layout of a ring file: a header of {@link #HEADER_LENGTH} bytes followed by the data region of
