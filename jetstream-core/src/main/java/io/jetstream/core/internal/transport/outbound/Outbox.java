@@ -10,10 +10,7 @@ import io.jetstream.core.api.SenderMetrics;
 import io.jetstream.core.api.TransportOptions.Reliability;
 import io.jetstream.core.internal.metrics.SenderCounters;
 import io.jetstream.core.internal.transport.journal.StreamJournal;
-import io.jetstream.core.model.BatchController;
-import io.jetstream.core.model.FlushPolicy;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -105,7 +102,7 @@ public final class Outbox {
     /** A route was full when it had a batch to take: the flusher retries ({@link #retryIfFull}). */
     private volatile boolean full;
 
-    private Outbox(Builder b) {
+    Outbox(OutboxBuilder b) {
         this.name = Objects.requireNonNull(b.name, "name");
         this.reliability = Objects.requireNonNull(b.reliability, "reliability");
         this.freesDelivered = reliability == Reliability.BEST_EFFORT;
@@ -128,106 +125,8 @@ public final class Outbox {
     }
 
     /** An outbox for the stream {@code name} (its peer, stream id and receiver, as logs show it). */
-    public static Builder builder(String name) {
-        return new Builder(name);
-    }
-
-    /**
-     * The outbox's settings and collaborators. Limits come from {@link #limits}; a new stream starts
-     * at sequence 0 unless {@link #resumeAfter} says otherwise. Not thread-safe; for the thread that
-     * opens the stream.
-     */
-    public static final class Builder {
-        private final String name;
-        private int routeCount = 1;
-        private Reliability reliability;
-        private int windowBytes;
-        private long memoryBytes;
-        private int maxFrameBytes;
-        private long maxEventDelayNanos;
-        private LongSupplier clock;
-        private ByteBufAllocator alloc;
-        private SenderCounters metrics;
-        private FlushPolicy policy;
-        private BatchController controller;
-        private StreamJournal journal;
-        private long lastSequence;
-        private long acknowledgedSequence;
-
-        private Builder(String name) {
-            this.name = name;
-        }
-
-        /** How many routes the stream has (1 by default). */
-        public Builder routes(int routeCount) {
-            this.routeCount = routeCount;
-            return this;
-        }
-
-        public Builder reliability(Reliability reliability) {
-            this.reliability = reliability;
-            return this;
-        }
-
-        /**
-         * {@code transport.window-bytes} (bytes in flight), {@code transport.memory-bytes} (the
-         * outbox's memory), {@code transport.max-frame-bytes} and the user's maximum event delay
-         * (which bounds the adaptive outbox).
-         */
-        public Builder limits(int windowBytes, long memoryBytes, int maxFrameBytes, long maxEventDelayNanos) {
-            this.windowBytes = windowBytes;
-            this.memoryBytes = memoryBytes;
-            this.maxFrameBytes = maxFrameBytes;
-            this.maxEventDelayNanos = maxEventDelayNanos;
-            return this;
-        }
-
-        /** The nanosecond clock of send times and acknowledgement delays. */
-        public Builder clock(LongSupplier nanoClock) {
-            this.clock = nanoClock;
-            return this;
-        }
-
-        /** Where batches read back from the journal are allocated. */
-        public Builder alloc(ByteBufAllocator alloc) {
-            this.alloc = alloc;
-            return this;
-        }
-
-        public Builder metrics(SenderCounters metrics) {
-            this.metrics = metrics;
-            return this;
-        }
-
-        /**
-         * The stream's flush policy (whose target sizes the adaptive bound) and its controller, null
-         * in fixed batch mode (then the outbox's bound stays {@code transport.memory-bytes}).
-         */
-        public Builder batching(FlushPolicy policy, BatchController controller) {
-            this.policy = policy;
-            this.controller = controller;
-            return this;
-        }
-
-        /** The stream's journal; none by default. */
-        public Builder journal(StreamJournal journal) {
-            this.journal = journal;
-            return this;
-        }
-
-        /**
-         * A restarted stream: {@code lastSequence} was the last numbered, {@code acknowledgedSequence}
-         * the last known delivered (a durable journal's). Both 0 by default.
-         */
-        public Builder resumeAfter(long lastSequence, long acknowledgedSequence) {
-            this.lastSequence = lastSequence;
-            this.acknowledgedSequence = acknowledgedSequence;
-            return this;
-        }
-
-        public Outbox build() {
-            return new Outbox(this);
-        }
+    public static OutboxBuilder builder(String name) {
+        return new OutboxBuilder(name);
     }
 
     /** Where the drain rates measured under backlog go (the stream's controller). Before the stream starts. */

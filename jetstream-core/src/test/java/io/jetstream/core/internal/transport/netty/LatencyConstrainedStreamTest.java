@@ -77,6 +77,7 @@ class LatencyConstrainedStreamTest {
         long start = System.nanoTime();
         long sent = 0;
         long metSince = -1;
+        long lastCheck = 0;
         long deadline = start + TimeUnit.SECONDS.toNanos(30);
         while (System.nanoTime() < deadline) {
             long now = System.nanoTime();
@@ -89,8 +90,13 @@ class LatencyConstrainedStreamTest {
             if (metSince < 0 && qos.resizes() > 0 && latencies.meanSinceMillis(now - 200_000_000L) <= BOUND_MS) {
                 metSince = now;
             }
-            if (metSince > 0 && now - metSince > 1_000_000_000L) {
-                break;
+            // Done once the records of a whole second after the bound was first met meet it: a second
+            // that a loaded machine stretched past the bound does not end the run, a later one may.
+            if (metSince > 0 && now - metSince > 1_000_000_000L && now - lastCheck > 100_000_000L) {
+                lastCheck = now;
+                if (latencies.meanSinceMillis(now - 1_000_000_000L) <= BOUND_MS) {
+                    break;
+                }
             }
             LockSupport.parkNanos(500_000);
         }
