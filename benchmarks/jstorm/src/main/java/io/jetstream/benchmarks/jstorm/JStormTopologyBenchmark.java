@@ -6,7 +6,7 @@ import backtype.storm.utils.NimbusClient;
 import com.alibaba.jstorm.client.ConfigExtension;
 import io.jetstream.benchmarks.jstorm.topology.JStormCrossWorkerTopology;
 import io.jetstream.harness.Await;
-import io.jetstream.harness.EngineConfiguration;
+import io.jetstream.harness.EngineSides;
 import io.jetstream.harness.ScratchDirectory;
 import io.jetstream.harness.TopologyJar;
 import io.jetstream.harness.report.PhaseComparison;
@@ -29,7 +29,7 @@ import java.util.Properties;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Help.Visibility;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -57,10 +57,8 @@ public final class JStormTopologyBenchmark implements Callable<Integer> {
     static final String STOCK = "com.alibaba.jstorm.message.netty.NettyContext";
     static final String JETSTREAM = "io.jetstream.jstorm.transport.JetStreamJStormContext";
 
-    @Option(names = "--stock", description = "The stock side's messaging context class.")
-    private String stock = STOCK;
-    @Option(names = "--ours", description = "JetStream's messaging context class.")
-    private String ours = JETSTREAM;
+    @Mixin
+    private final EngineSides sides = new EngineSides(STOCK, JETSTREAM);
     @Option(names = "--rounds", description = "Rounds, each running both sides, alternating which goes first.")
     private int rounds = 2;
     @Option(names = "--workers", description = "Worker JVMs on the one supervisor.")
@@ -77,16 +75,10 @@ public final class JStormTopologyBenchmark implements Callable<Integer> {
     private int payloadBytes = 128;
     @Option(names = "--max-spout-pending", description = "topology.max.spout.pending.")
     private int maxSpoutPending = 1_000;
-    @Option(names = "--stock-conf", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
-            description = "Topology configuration of the stock side (repeatable).")
-    private Map<String, String> stockConfText = new java.util.LinkedHashMap<>();
-    @Option(names = "--ours-conf", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
-            description = "Topology configuration of JetStream's side (repeatable).")
-    private Map<String, String> oursConfText = new java.util.LinkedHashMap<>();
-    @Option(names = "--logs-to", paramLabel = "DIR", showDefaultValue = Visibility.NEVER,
-            description = "Keep the engine logs here (they go with the cluster's temporary directory otherwise).")
-    private String logsTo = "";
 
+    private String stock;
+    private String ours;
+    private String logsTo;
     private Map<String, Object> stockConf;
     private Map<String, Object> oursConf;
     private final Properties build = new Properties();
@@ -98,8 +90,11 @@ public final class JStormTopologyBenchmark implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        stockConf = EngineConfiguration.typed(stockConfText);
-        oursConf = EngineConfiguration.typed(oursConfText);
+        stock = sides.stockContext();
+        ours = sides.oursContext();
+        logsTo = sides.logsTo();
+        stockConf = sides.configurationOf(EngineSides.STOCK);
+        oursConf = sides.configurationOf(EngineSides.OURS);
         try (InputStream in = JStormTopologyBenchmark.class.getResourceAsStream("/jetstream-jstorm-benchmarks.properties")) {
             if (in == null) {
                 throw new IllegalStateException("jetstream-jstorm-benchmarks.properties missing: build with Maven");

@@ -1,7 +1,7 @@
 package io.jetstream.benchmarks.storm;
 
 import io.jetstream.benchmarks.storm.TopologyRun.Deployment;
-import io.jetstream.harness.EngineConfiguration;
+import io.jetstream.harness.EngineSides;
 import io.jetstream.harness.ScratchDirectory;
 import io.jetstream.harness.report.PhaseComparison;
 import io.jetstream.harness.report.PhaseSchedule;
@@ -17,7 +17,7 @@ import java.util.concurrent.Callable;
 import org.apache.storm.Config;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Help.Visibility;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -46,10 +46,8 @@ import picocli.CommandLine.Option;
 @Command(name = "StormCrossHostBenchmark", mixinStandardHelpOptions = true, showDefaultValues = true,
         description = "Storm's stock messaging context against JetStream's between two network namespaces joined by a shaped link (needs root).")
 public final class StormCrossHostBenchmark implements Callable<Integer> {
-    @Option(names = "--stock", description = "The stock side's messaging context class.")
-    private String stock = StormHopLatency.STOCK;
-    @Option(names = "--ours", description = "JetStream's messaging context class.")
-    private String ours = StormHopLatency.JETSTREAM;
+    @Mixin
+    private final EngineSides sides = new EngineSides(StormHopLatency.STOCK, StormHopLatency.JETSTREAM);
     @Option(names = "--rounds", description = "Rounds, each running both sides, alternating which goes first.")
     private int rounds = 2;
     @Option(names = "--link-rate", description = "tc tbf rate of each direction of the link.")
@@ -71,17 +69,11 @@ public final class StormCrossHostBenchmark implements Callable<Integer> {
     private int payloadBytes = 1_024;
     @Option(names = "--max-spout-pending", description = "topology.max.spout.pending.")
     private int maxSpoutPending = 1_000;
-    @Option(names = "--stock-conf", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
-            description = "Topology configuration of the stock side (repeatable).")
-    private Map<String, String> stockConfText = new LinkedHashMap<>();
-    @Option(names = "--ours-conf", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
-            description = "Topology configuration of JetStream's side (repeatable).")
-    private Map<String, String> oursConfText = new LinkedHashMap<>();
-    @Option(names = "--logs-to", paramLabel = "DIR", showDefaultValue = Visibility.NEVER,
-            description = "Keep the engine logs here (they go with the cluster's temporary directory otherwise).")
-    private String logsTo = "";
 
     private Deployment deployment;
+    private String stock;
+    private String ours;
+    private String logsTo;
     private Map<String, Object> stockConf;
     private Map<String, Object> oursConf;
     private final PhaseComparison results = new PhaseComparison();
@@ -102,8 +94,11 @@ public final class StormCrossHostBenchmark implements Callable<Integer> {
             return 0;
         }
         deployment = new Deployment(2, 2, payloadBytes, maxSpoutPending);
-        stockConf = EngineConfiguration.typed(stockConfText);
-        oursConf = EngineConfiguration.typed(oursConfText);
+        stock = sides.stockContext();
+        ours = sides.oursContext();
+        logsTo = sides.logsTo();
+        stockConf = sides.configurationOf(EngineSides.STOCK);
+        oursConf = sides.configurationOf(EngineSides.OURS);
         run();
         return 0;
     }

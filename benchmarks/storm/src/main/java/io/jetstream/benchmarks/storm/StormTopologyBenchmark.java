@@ -1,20 +1,19 @@
 package io.jetstream.benchmarks.storm;
 
 import io.jetstream.benchmarks.storm.TopologyRun.Deployment;
-import io.jetstream.harness.EngineConfiguration;
+import io.jetstream.harness.EngineSides;
 import io.jetstream.harness.ScratchDirectory;
 import io.jetstream.harness.report.PhaseComparison;
 import io.jetstream.harness.report.PhaseSchedule;
 import io.jetstream.harness.report.TopologyResults.PhaseResult;
 import io.jetstream.storm.cluster.StormCluster;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Help.Visibility;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -39,10 +38,8 @@ import picocli.CommandLine.Option;
 @Command(name = "StormTopologyBenchmark", mixinStandardHelpOptions = true, showDefaultValues = true,
         description = "Storm's stock messaging context against JetStream's in a real Storm cluster on this host.")
 public final class StormTopologyBenchmark implements Callable<Integer> {
-    @Option(names = "--stock", description = "The stock side's messaging context class.")
-    private String stock = StormHopLatency.STOCK;
-    @Option(names = "--ours", description = "JetStream's messaging context class.")
-    private String ours = StormHopLatency.JETSTREAM;
+    @Mixin
+    private final EngineSides sides = new EngineSides(StormHopLatency.STOCK, StormHopLatency.JETSTREAM);
     @Option(names = "--rounds", description = "Rounds, each running both sides, alternating which goes first.")
     private int rounds = 2;
     @Option(names = "--workers", description = "Worker JVMs (slots on the one supervisor); at least 4.")
@@ -59,15 +56,6 @@ public final class StormTopologyBenchmark implements Callable<Integer> {
     private int payloadBytes = 128;
     @Option(names = "--max-spout-pending", description = "topology.max.spout.pending.")
     private int maxSpoutPending = 1_000;
-    @Option(names = "--stock-conf", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
-            description = "Topology configuration of the stock side (repeatable).")
-    private Map<String, String> stockConf = new LinkedHashMap<>();
-    @Option(names = "--ours-conf", showDefaultValue = Visibility.NEVER, paramLabel = "KEY=VALUE",
-            description = "Topology configuration of JetStream's side (repeatable).")
-    private Map<String, String> oursConf = new LinkedHashMap<>();
-    @Option(names = "--logs-to", paramLabel = "DIR", showDefaultValue = Visibility.NEVER,
-            description = "Keep the engine logs here (they go with the cluster's temporary directory otherwise).")
-    private String logsTo = "";
 
     private Deployment deployment;
     private final PhaseComparison results = new PhaseComparison();
@@ -90,7 +78,7 @@ public final class StormTopologyBenchmark implements Callable<Integer> {
         BenchmarkEnvironment env = new BenchmarkEnvironment();
         System.out.printf("Storm topology benchmark: %d workers on one supervisor, spout → relay → sink with acking, every tuple crossing workers twice%n"
                 + "stock = %s%nours  = %s%n%d rounds, %d s per measured phase, %d B payload, max.spout.pending %d%n%n",
-                workers, stock, ours, rounds, seconds, deployment.payloadBytes(), deployment.maxSpoutPending());
+                workers, sides.stockContext(), sides.oursContext(), rounds, seconds, deployment.payloadBytes(), deployment.maxSpoutPending());
         try (ScratchDirectory scratch = ScratchDirectory.create("jetstream-storm-topology-bench-");
                 StormCluster cluster = StormCluster.builder()
                         .extlib(env.transportJar())
@@ -102,8 +90,8 @@ public final class StormTopologyBenchmark implements Callable<Integer> {
             for (int round = 0; round < rounds; round++) {
                 List<String> order = round % 2 == 0 ? List.of("stock", "ours") : List.of("ours", "stock");
                 for (String side : order) {
-                    String contextClass = side.equals("stock") ? stock : ours;
-                    Map<String, Object> conf = EngineConfiguration.typed(side.equals("stock") ? stockConf : oursConf);
+                    String contextClass = sides.contextOf(side);
+                    Map<String, Object> conf = sides.configurationOf(side);
                     Map<String, PhaseResult> phases = TopologyRun.run(cluster, "bench-" + side + "-" + submission++, contextClass, conf,
                             deployment, PhaseSchedule.ratesThenMaximum(rates, warmupSeconds, settleSeconds, seconds, true), scratch.path());
                     for (Map.Entry<String, PhaseResult> p : phases.entrySet()) {
@@ -112,16 +100,16 @@ public final class StormTopologyBenchmark implements Callable<Integer> {
                     }
                 }
             }
-            if (!logsTo.isEmpty()) {
-                cluster.copyLogsTo(java.nio.file.Path.of(logsTo));
-                System.out.println("engine logs copied to " + logsTo);
+            if (!sides.logsTo().isEmpty()) {
+                cluster.copyLogsTo(java.nio.file.Path.of(sides.logsTo()));
+                System.out.println("engine logs copied to " + sides.logsTo());
             }
         }
         printResults();
     }
 
     private void printResults() {
-        System.out.printf("%nComplete latency pooled over %d rounds, throughput averaged (stock = %s, ours = %s):%n%n%s", rounds, stock, ours,
+        System.out.printf("%nComplete latency pooled over %d rounds, throughput averaged (stock = %s, ours = %s):%n%n%s", rounds, sides.stockContext(), sides.oursContext(),
                 results.table());
     }
 }
