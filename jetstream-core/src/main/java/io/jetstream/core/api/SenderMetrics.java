@@ -73,6 +73,12 @@ public interface SenderMetrics {
     /** Smoothed time from sealing a batch to its acknowledgement, in µs. */
     long ackLatencyMicros();
 
+    /** Routes that carry batches now: ready, and among those the oracle and the relay choice put in use. */
+    int routesInUse();
+
+    /** Bytes of the batches acknowledged that route {@code route} carried (0 for an unknown route). */
+    long bytesAcknowledged(int route);
+
     /** Every counter by its name (dashed, as engines' gauges show them), read now: a snapshot. */
     Map<String, Long> snapshot();
 }

@@ -39,6 +39,14 @@ public interface Transport extends AutoCloseable {
     OutboundStream openSender(String streamId, List<InetSocketAddress> routes, ControlListener controls);
 
     /**
+     * A stream to {@code routes.receiver()} over the direct route and one route through each of
+     * {@code routes.relays()} (JetStream's intermediate nodes). Relays are authenticated with
+     * {@code transport.relay.auth.secret-file}; the receiver, end to end, with
+     * {@code transport.auth.secret-file}.
+     */
+    OutboundStream openSender(String streamId, StreamRoutes routes, ControlListener controls);
+
+    /**
      * Binds a receiver on {@code port} (0 for any) of {@code transport.bind-address}.
      *
      * @param knownTargets target ids this receiver accepts; a batch naming any other closes its connection

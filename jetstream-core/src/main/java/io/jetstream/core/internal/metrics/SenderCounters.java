@@ -15,6 +15,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * <p>Threading contract: lock-free; updates from any thread (atomic), reads from any thread.
  */
 public final class SenderCounters implements SenderMetrics {
+    /** Routes whose acknowledged bytes are counted one by one. */
+    public static final int MAX_COUNTED_ROUTES = 64;
     private final AtomicLong batchesSealed = new AtomicLong();
     private final AtomicLong recordsSealed = new AtomicLong();
     private final AtomicLong bytesSealed = new AtomicLong();
@@ -33,6 +35,9 @@ public final class SenderCounters implements SenderMetrics {
     private final AtomicLong ringBatches = new AtomicLong();
     private final AtomicLong ringFallbacks = new AtomicLong();
     private final AtomicLong routeFull = new AtomicLong();
+    /** Bytes acknowledged per route index (routes beyond the array are not counted). */
+    private final AtomicLongArray routeBytes = new AtomicLongArray(MAX_COUNTED_ROUTES);
+    private volatile int routesInUse;
     /** Sums over batches, for means: oldest record's wait in the open batch, sealed to written, written to acknowledged. */
     private final AtomicLong batchWaitMicros = new AtomicLong();
     private final AtomicLong writeWaitMicros = new AtomicLong();
@@ -225,6 +230,28 @@ public final class SenderCounters implements SenderMetrics {
         return ackLatencyMicros.get();
     }
 
+    /** A batch of {@code bytes} that route {@code route} carried was acknowledged. */
+    public void onRouteAcknowledged(int route, long bytes) {
+        if (route >= 0 && route < MAX_COUNTED_ROUTES) {
+            routeBytes.addAndGet(route, bytes);
+        }
+    }
+
+    /** Routes carrying batches now (ready and in use). */
+    public void routesInUse(int routes) {
+        routesInUse = routes;
+    }
+
+    @Override
+    public int routesInUse() {
+        return routesInUse;
+    }
+
+    @Override
+    public long bytesAcknowledged(int route) {
+        return route >= 0 && route < MAX_COUNTED_ROUTES ? routeBytes.get(route) : 0;
+    }
+
     @Override
     public Map<String, Long> snapshot() {
         Map<String, Long> m = new LinkedHashMap<>();
@@ -233,6 +260,7 @@ public final class SenderCounters implements SenderMetrics {
             m.put("batches-sealed-" + r.name().toLowerCase(Locale.ROOT).replace('_', '-'), sealedBy.get(r.ordinal()));
         }
         m.put("records-sealed", recordsSealed());
+        m.put("routes-in-use", (long) routesInUse);
         m.put("bytes-sealed", bytesSealed());
         m.put("batches-sent", batchesSent());
         m.put("batches-acknowledged", batchesAcknowledged());

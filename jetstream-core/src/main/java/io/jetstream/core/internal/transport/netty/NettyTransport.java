@@ -3,6 +3,7 @@ package io.jetstream.core.internal.transport.netty;
 import io.jetstream.core.api.ControlListener;
 import io.jetstream.core.api.DeliveryHandler;
 import io.jetstream.core.api.SequenceStore;
+import io.jetstream.core.api.StreamRoutes;
 import io.jetstream.core.api.Transport;
 import io.jetstream.core.api.TransportOptions.Io;
 import io.jetstream.core.api.TransportSettings;
@@ -151,6 +152,14 @@ public final class NettyTransport implements Transport {
         senders.add(s);
         s.start();
         return s;
+    }
+
+    @Override
+    public StreamSender openSender(String streamId, StreamRoutes routes, ControlListener controls) {
+        if (!routes.relays().isEmpty()) {
+            throw new UnsupportedOperationException("routes through relays are being built (issue 41)");
+        }
+        return openSender(streamId, routes.receiver(), controls);
     }
 
     /**

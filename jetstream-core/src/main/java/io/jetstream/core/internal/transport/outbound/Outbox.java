@@ -386,6 +386,7 @@ public final class Outbox {
         inFlightBytes -= b.bytes;
         memoryBytes -= b.bytes;
         metrics.onAcknowledged(b.sentNanos - b.sealedNanos, now - b.sentNanos);
+        metrics.onRouteAcknowledged(b.route, b.bytes);
         ackRoundTrip.onAcknowledged(b.sentNanos, now);
         b.frame.release();
         return b.bytes;
@@ -450,6 +451,7 @@ public final class Outbox {
     /** Writes pending batches while the window and a ready route allow. */
     private void pump() {
         freeDelivered();
+        metrics.routesInUse(routes.inUse());
         while (true) {
             refillFromJournal();
             Map.Entry<Long, OutboundBatch> next = pending.firstEntry();
