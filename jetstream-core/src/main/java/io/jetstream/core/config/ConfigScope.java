@@ -18,7 +18,9 @@ public enum ConfigScope {
     /** Storm's {@code storm.yaml} and topology configuration. */
     STORM("jetstream.", List.of("transport.", "batch.", "ring.", "qos.", "storm.", "scheduler.")),
     /** JStorm's {@code storm.yaml} and topology configuration. */
-    JSTORM("jetstream.", List.of("transport.", "batch.", "ring.", "qos.", "jstorm.", "scheduler."));
+    JSTORM("jetstream.", List.of("transport.", "batch.", "ring.", "qos.", "jstorm.", "scheduler.")),
+    /** JetStream's own processes: the relay and the perf tool (a properties file, or -D system properties). */
+    STANDALONE("jetstream.", List.of("transport.", "batch.", "ring.", "qos.", "relay.", "perf."));
 
     private final String prefix;
     private final List<String> namespaces;
