@@ -151,6 +151,11 @@ public final class TransportOptions {
             "How long closing a stream waits for pending batches to be acknowledged; what is left is "
                     + "counted as dropped and logged.");
 
+    public static final ConfigOption<Long> RELAY_CHOICE_INTERVAL_MS = ConfigOption.longOption(
+            "transport.relay.choice-interval-ms", 2_000, 10, 3_600_000,
+            "How often a stream whose relays are chosen by the ant colony (`StreamRoutes.RelayChoice.ANT_COLONY`) "
+                    + "measures its routes' read rates and chooses again which relays carry it (docs/cross-site-colony.md).");
+
     public static final ConfigOption<Boolean> RING_ENABLED = ConfigOption.booleanOption(
             "transport.ring.enabled", true,
             "Move a stream's batches onto the receiver's shared-memory ring (`ring.` options) when the "
@@ -190,6 +195,6 @@ public final class TransportOptions {
             List.of(BIND_ADDRESS, IO, IO_THREADS, MAX_FRAME_BYTES, WINDOW_BYTES, MEMORY_BYTES, RELIABILITY, ORDERING,
                     JOURNAL_DIR, JOURNAL_MAX_BYTES, JOURNAL_SYNC, CHECKSUM, RING_ENABLED, CONNECT_TIMEOUT_MS,
                     HANDSHAKE_TIMEOUT_MS, MAX_CONNECTIONS, MAX_STREAMS, STREAM_IDLE_TIMEOUT_MS, RECONNECT_MIN_BACKOFF_MS,
-                    RECONNECT_MAX_BACKOFF_MS, SEND_TIMEOUT_MS, CLOSE_TIMEOUT_MS, AUTH_SECRET_FILE, TLS_ENABLED,
+                    RECONNECT_MAX_BACKOFF_MS, SEND_TIMEOUT_MS, CLOSE_TIMEOUT_MS, RELAY_CHOICE_INTERVAL_MS, AUTH_SECRET_FILE, TLS_ENABLED,
                     TLS_KEY_STORE, TLS_KEY_STORE_PASSWORD, TLS_TRUST_STORE, TLS_TRUST_STORE_PASSWORD));
 }

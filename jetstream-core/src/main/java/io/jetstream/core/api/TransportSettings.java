@@ -46,7 +46,8 @@ public record TransportSettings(
         Optional<byte[]> secret,
         Optional<TlsSettings> tls,
         BatchSettings batch,
-        QosSettings qos) {
+        QosSettings qos,
+        long relayChoiceIntervalNanos) {
 
     /** The option groups a transport reads: load a configuration with all of them. */
     public static final OptionGroup[] GROUPS = {
@@ -123,7 +124,8 @@ public record TransportSettings(
                 secret,
                 tls,
                 BatchSettings.from(config),
-                QosSettings.from(config));
+                QosSettings.from(config),
+                ms(config.get(TransportOptions.RELAY_CHOICE_INTERVAL_MS)));
     }
 
     /**
@@ -134,7 +136,7 @@ public record TransportSettings(
         return new TransportSettings(bindAddress, io, ioThreads, maxFrameBytes, windowBytes, memoryBytes, reliability, ordering,
                 journalDir, journalMaxBytes, journalSync, checksum, ring, connectTimeoutNanos, handshakeTimeoutNanos, maxConnections,
                 maxStreams, streamIdleTimeoutNanos, reconnectMinBackoffNanos, reconnectMaxBackoffNanos, sendTimeoutNanos,
-                closeTimeoutNanos, Optional.of(secret.clone()), tls, batch, qos);
+                closeTimeoutNanos, Optional.of(secret.clone()), tls, batch, qos, relayChoiceIntervalNanos);
     }
 
     /** These settings with streams closing within {@code nanos} (an engine's own flush timeout). */
@@ -142,7 +144,7 @@ public record TransportSettings(
         return new TransportSettings(bindAddress, io, ioThreads, maxFrameBytes, windowBytes, memoryBytes, reliability, ordering,
                 journalDir, journalMaxBytes, journalSync, checksum, ring, connectTimeoutNanos, handshakeTimeoutNanos, maxConnections,
                 maxStreams, streamIdleTimeoutNanos, reconnectMinBackoffNanos, reconnectMaxBackoffNanos, sendTimeoutNanos, nanos,
-                secret, tls, batch, qos);
+                secret, tls, batch, qos, relayChoiceIntervalNanos);
     }
 
     private static Optional<Path> existing(JetStreamConfig config, String relativeKey, String value) {

@@ -7,14 +7,17 @@ import static io.jetstream.core.internal.transport.protocol.ProtocolDescriptor.T
 
 import io.jetstream.core.api.OutboundStream;
 import io.jetstream.core.api.SenderMetrics;
+import io.jetstream.core.api.StreamRoutes.RelayChoice;
 import io.jetstream.core.api.TransportOptions.Reliability;
 import io.jetstream.core.internal.metrics.SenderCounters;
 import io.jetstream.core.internal.transport.journal.StreamJournal;
+import io.jetstream.core.model.RelayColony;
 import io.netty.buffer.ByteBuf;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -85,6 +88,8 @@ public final class Outbox {
     private final OutboxJournal journal;
     /** Guarded by lock. */
     private final DrainRateBound bound;
+    /** Which relays carry the stream ({@code ANT_COLONY}); null: the routes in index order. Guarded by lock. */
+    private final RouteSelector selector;
     private final TreeMap<Long, OutboundBatch> pending = new TreeMap<>();
     private final TreeMap<Long, OutboundBatch> inFlight = new TreeMap<>();
     private long lastSequence;
@@ -117,6 +122,10 @@ public final class Outbox {
                 (cause, where) -> failure.fail(cause, where));
         this.bound = new DrainRateBound(b.controller != null, b.memoryBytes, b.maxEventDelayNanos,
                 Objects.requireNonNull(b.policy, "policy"), routes);
+        this.selector = b.relayChoice == RelayChoice.ANT_COLONY && b.routeCount > 1
+                ? new RouteSelector(name, routes, b.relaySelection != null ? b.relaySelection
+                        : new RelayColony(new SplittableRandom(name.hashCode()), clock), b.relayChoiceIntervalNanos, clock.getAsLong())
+                : null;
         this.lastSequence = b.lastSequence;
         this.lastEnqueuedSequence = b.lastSequence;
         this.acknowledged = b.acknowledgedSequence;
@@ -275,6 +284,9 @@ public final class Outbox {
             if (routes.remove(index, route)) {
                 requeue(index);
             }
+            if (selector != null) {
+                selector.forget(index);
+            }
             if (reliability == Reliability.BEST_EFFORT && !routes.connected()) {
                 dropAll("route " + index + " lost, no route left (best-effort)");
             }
@@ -361,6 +373,9 @@ public final class Outbox {
         }
         acknowledged = sequence;
         long now = clock.getAsLong();
+        if (selector != null) {
+            chargeHeadOfLine(now);
+        }
         long ackedBytes = 0;
         for (Iterator<OutboundBatch> it = inFlight.headMap(sequence, true).values().iterator(); it.hasNext(); ) {
             OutboundBatch b = it.next();
@@ -387,6 +402,9 @@ public final class Outbox {
         memoryBytes -= b.bytes;
         metrics.onAcknowledged(b.sentNanos - b.sealedNanos, now - b.sentNanos);
         metrics.onRouteAcknowledged(b.route, b.bytes);
+        if (selector != null) {
+            selector.rates().onAcknowledged(b.route, b.bytes);
+        }
         ackRoundTrip.onAcknowledged(b.sentNanos, now);
         b.frame.release();
         return b.bytes;
@@ -411,6 +429,9 @@ public final class Outbox {
                 break;
             }
             inFlight.pollFirstEntry();
+            if (selector != null) {
+                selector.rates().onWatermark(b.route, b.sentNanos, now); // it held the line until now
+            }
             freedBytes += free(b, now);
         }
         if (freedBytes > 0) {
@@ -451,6 +472,13 @@ public final class Outbox {
     /** Writes pending batches while the window and a ready route allow. */
     private void pump() {
         freeDelivered();
+        if (selector != null) {
+            long now = clock.getAsLong();
+            if (selector.due(now)) {
+                chargeHeadOfLine(now);
+                selector.select(now);
+            }
+        }
         metrics.routesInUse(routes.inUse());
         while (true) {
             refillFromJournal();
@@ -481,6 +509,20 @@ public final class Outbox {
             b.sentBefore = true;
         }
         updateAcceptance();
+    }
+
+    /**
+     * The watermark moves or the rate interval ends: the time it waited until now is charged to the
+     * route of the oldest batch in flight, if that batch is what it waits for (not one waiting to be
+     * written, which is the sender's delay, not a route's).
+     */
+    private void chargeHeadOfLine(long now) {
+        Map.Entry<Long, OutboundBatch> head = inFlight.firstEntry();
+        if (head != null && (pending.isEmpty() || pending.firstKey() > head.getKey())) {
+            selector.rates().onWatermark(head.getValue().route, head.getValue().sentNanos, now);
+        } else {
+            selector.rates().onWatermark(-1, 0, now);
+        }
     }
 
     /** Reads spilled batches back while nothing else waits and memory has room. */
@@ -725,6 +767,24 @@ public final class Outbox {
      */
     public boolean carriedByRing() {
         return routes.carriedByRing();
+    }
+
+    /**
+     * The routes by preference, most preferred first (route 0 direct, {@code i ≥ 1} through relay
+     * {@code i − 1}), and how many of them are in use now: {@code [inUse, order...]}. With
+     * {@code IN_ORDER}, the index order. For logs and metrics.
+     */
+    public int[] routeOrder() {
+        lock.lock();
+        try {
+            int[] order = routes.order();
+            int[] out = new int[order.length + 1];
+            out[0] = routes.active();
+            System.arraycopy(order, 0, out, 1, order.length);
+            return out;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** The kinds of the ready routes, by index ({@code null} where none is ready). */

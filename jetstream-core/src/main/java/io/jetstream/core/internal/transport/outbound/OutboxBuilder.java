@@ -1,10 +1,12 @@
 package io.jetstream.core.internal.transport.outbound;
 
+import io.jetstream.core.api.StreamRoutes.RelayChoice;
 import io.jetstream.core.api.TransportOptions.Reliability;
 import io.jetstream.core.internal.metrics.SenderCounters;
 import io.jetstream.core.internal.transport.journal.StreamJournal;
 import io.jetstream.core.model.BatchController;
 import io.jetstream.core.model.FlushPolicy;
+import io.jetstream.core.model.RelaySelection;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.function.LongSupplier;
 
@@ -29,6 +31,9 @@ public final class OutboxBuilder {
     StreamJournal journal;
     long lastSequence;
     long acknowledgedSequence;
+    RelayChoice relayChoice = RelayChoice.IN_ORDER;
+    long relayChoiceIntervalNanos = 2_000_000_000L;
+    RelaySelection relaySelection;
 
     OutboxBuilder(String name) {
         this.name = name;
@@ -98,6 +103,23 @@ public final class OutboxBuilder {
     public OutboxBuilder resumeAfter(long lastSequence, long acknowledgedSequence) {
         this.lastSequence = lastSequence;
         this.acknowledgedSequence = acknowledgedSequence;
+        return this;
+    }
+
+    /**
+     * Which relays carry the stream when the oracle uses fewer routes than there are
+     * ({@link io.jetstream.core.api.StreamRoutes#choice()}; {@code IN_ORDER} by default), and, for
+     * {@code ANT_COLONY}, how often the colony chooses again ({@code transport.relay.choice-interval-ms}).
+     */
+    public OutboxBuilder relayChoice(RelayChoice choice, long intervalNanos) {
+        this.relayChoice = choice;
+        this.relayChoiceIntervalNanos = intervalNanos;
+        return this;
+    }
+
+    /** What chooses the relays for {@code ANT_COLONY} (a seeded {@link io.jetstream.core.model.RelayColony} by default). */
+    OutboxBuilder relaySelection(RelaySelection selection) {
+        this.relaySelection = selection;
         return this;
     }
 

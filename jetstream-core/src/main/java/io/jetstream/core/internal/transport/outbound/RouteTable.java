@@ -8,6 +8,12 @@ import java.util.Arrays;
  * handshake, which of them the controller's last decision puts in use, and the round-robin choice of
  * the route that takes the next batch.
  *
+ * <p>Routes are taken in a preference {@linkplain #order order} (the index order unless a
+ * {@link RouteSelector} sets one: the direct route, then the relays the colony chose, then the
+ * rest): the routes in use are the first {@code min(oracle's routes, preferred)} of that order. With
+ * exploration on ({@link #exploreEvery}), one batch in {@code n} goes to the next ready route
+ * <em>not</em> in use instead, so that the read rates of the routes left out are still measured.
+ *
  * <p>Threading contract: not thread-safe; every method is called under the outbox lock, except
  * {@link #isReady} and {@link #carriedByRing}, which are one volatile read each, for any thread.
  */
@@ -18,7 +24,17 @@ final class RouteTable {
     private final boolean[] handshaking;
     /** Whose last decision says how many routes are in use; null in fixed batch mode (all of them). */
     private final BatchController controller;
+    /** Route indices, most preferred first. */
+    private final int[] order;
+    /** How many of the first routes of {@link #order} the selector wants in use at most. */
+    private int preferred;
+    /** Next position in {@link #order} to try (round-robin). */
     private int nextRoute;
+    /** One batch in this many goes to a ready route not in use (0: never). */
+    private int exploreEvery;
+    private int sinceExplored;
+    /** Next position (among those not in use) to explore. */
+    private int nextExplored;
     /** Whether a route is ready: written where routes change, read by any thread. */
     private volatile boolean ready;
     /** Whether routes are ready and every one of them is a shared-memory ring; read by any thread. */
@@ -28,6 +44,47 @@ final class RouteTable {
         this.routes = new Route[routeCount];
         this.handshaking = new boolean[routeCount];
         this.controller = controller;
+        this.order = new int[routeCount];
+        for (int i = 0; i < routeCount; i++) {
+            order[i] = i;
+        }
+        this.preferred = routeCount;
+    }
+
+    /**
+     * Sets the preference order (a permutation of the route indices, copied) and how many of its first
+     * routes may be in use at most (the oracle's count still bounds them). Allocates nothing.
+     */
+    void order(int[] newOrder, int preferredRoutes) {
+        if (newOrder.length != order.length || preferredRoutes < 1) {
+            throw new IllegalArgumentException("order of " + newOrder.length + " routes, " + preferredRoutes + " preferred");
+        }
+        for (int p = 0; p < newOrder.length; p++) {
+            boolean repeated = false;
+            for (int q = 0; q < p; q++) {
+                repeated |= newOrder[q] == newOrder[p];
+            }
+            if (newOrder[p] < 0 || newOrder[p] >= order.length || repeated) {
+                throw new IllegalArgumentException("not a permutation: " + Arrays.toString(newOrder));
+            }
+        }
+        System.arraycopy(newOrder, 0, order, 0, order.length);
+        preferred = Math.min(preferredRoutes, order.length);
+    }
+
+    /** The preference order, most preferred first (a copy, for messages and tests). */
+    int[] order() {
+        return order.clone();
+    }
+
+    /** The route index at {@code position} of the preference order. */
+    int orderAt(int position) {
+        return order[position];
+    }
+
+    /** One batch in {@code n} goes to a ready route not in use (0: never, the default). */
+    void exploreEvery(int n) {
+        this.exploreEvery = n;
     }
 
     /** How many routes the stream has. */
@@ -82,16 +139,32 @@ final class RouteTable {
         changed();
     }
 
-    /** Round-robin over the ready routes among the first {@code routes} the oracle chose, then any ready route; null if none. */
+    /**
+     * Round-robin over the ready routes among the first routes in use of the preference order, then
+     * any ready route in that order; null if none. With exploration on, one call in {@code n} returns
+     * the next ready route not in use instead, if there is one.
+     */
     Route next() {
         int active = active();
+        if (exploreEvery > 0 && active < routes.length && ++sinceExplored >= exploreEvery) {
+            sinceExplored = 0;
+            int unused = routes.length - active;
+            for (int i = 0; i < unused; i++) {
+                int position = active + (nextExplored + i) % unused;
+                Route r = routes[order[position]];
+                if (r != null) {
+                    nextExplored = (position - active + 1) % unused;
+                    return r;
+                }
+            }
+        }
         for (int pass = 0; pass < 2; pass++) {
             int limit = pass == 0 ? active : routes.length;
             for (int i = 0; i < limit; i++) {
-                int index = (nextRoute + i) % limit;
-                Route r = routes[index];
+                int position = (nextRoute + i) % limit;
+                Route r = routes[order[position]];
                 if (r != null) {
-                    nextRoute = (index + 1) % limit;
+                    nextRoute = (position + 1) % limit;
                     return r;
                 }
             }
@@ -99,12 +172,12 @@ final class RouteTable {
         return null;
     }
 
-    /** Ready routes among those the oracle chose. */
+    /** Ready routes among those in use. */
     int inUse() {
         int active = active();
         int n = 0;
         for (int i = 0; i < active; i++) {
-            if (routes[i] != null) {
+            if (routes[order[i]] != null) {
                 n++;
             }
         }
@@ -115,7 +188,7 @@ final class RouteTable {
     boolean anyInUseIdle() {
         int active = active();
         for (int i = 0; i < active; i++) {
-            Route r = routes[i];
+            Route r = routes[order[i]];
             if (r != null && r.queuedBytes() == 0) {
                 return true;
             }
@@ -123,11 +196,19 @@ final class RouteTable {
         return false;
     }
 
-    /** How many routes the controller's last decision uses (all of them in fixed mode). */
-    private int active() {
-        return controller != null && controller.lastDecision() != null
-                ? Math.max(1, Math.min(routes.length, controller.lastDecision().routes()))
-                : routes.length;
+    /**
+     * How many routes are in use: the controller's last decision (all of them in fixed mode), at most
+     * what the selector prefers, at least one.
+     */
+    int active() {
+        int oracle = controller != null && controller.lastDecision() != null ? controller.lastDecision().routes() : routes.length;
+        return Math.max(1, Math.min(Math.min(routes.length, preferred), oracle));
+    }
+
+    /** The routes the oracle's last decision allows (all in fixed mode), before the selector's preference. */
+    int allowed() {
+        int oracle = controller != null && controller.lastDecision() != null ? controller.lastDecision().routes() : routes.length;
+        return Math.max(1, Math.min(routes.length, oracle));
     }
 
     boolean anyReady() {

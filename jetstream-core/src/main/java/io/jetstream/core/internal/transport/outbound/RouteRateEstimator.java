@@ -1,0 +1,93 @@
+package io.jetstream.core.internal.transport.outbound;
+
+import java.util.Arrays;
+
+/**
+ * Each route's read rate: bytes acknowledged per second of the time that route held the stream back.
+ *
+ * <p>Acknowledgements are cumulative (the receiver's in-order watermark), so the time from writing a
+ * batch to its acknowledgement includes waiting for earlier batches on other routes: with batches
+ * handed round-robin, every busy route would show the same rate, the slowest one's. Instead, each
+ * span during which the watermark waits for a batch in flight is charged to the route of the
+ * <em>oldest</em> batch in flight (the one the watermark waits for), from when that batch was
+ * written or the watermark last moved, whichever is later; the bytes each acknowledgement frees are
+ * credited to the routes that carried them. A route that holds the line is measured at its own pace;
+ * a route that never holds it is credited its bytes over a span floored at
+ * {@value #MIN_SPAN_SHARE} of the interval (so it reads as fast, not infinitely so). A route that
+ * carried nothing in an interval keeps its last rate; one charged time and credited nothing reads 0
+ * (it does not answer). Each interval's rate is smoothed (weight {@value #SMOOTHING}).
+ *
+ * <p>Not thread-safe: under the outbox lock. Allocates nothing after construction.
+ */
+final class RouteRateEstimator {
+    /** Weight of an interval's measurement in the moving average. */
+    static final double SMOOTHING = 0.5;
+    /** Least span a route's bytes are divided by, as a share of the interval. */
+    static final double MIN_SPAN_SHARE = 0.01;
+
+    private final long[] bytes;
+    private final long[] heldNanos;
+    private final double[] rates;
+    /** When the watermark last moved (or the interval began). */
+    private long lastAdvanceNanos;
+    private long intervalStartNanos;
+
+    RouteRateEstimator(int routes, long nowNanos) {
+        bytes = new long[routes];
+        heldNanos = new long[routes];
+        rates = new double[routes];
+        Arrays.fill(rates, Double.NaN);
+        lastAdvanceNanos = nowNanos;
+        intervalStartNanos = nowNanos;
+    }
+
+    /**
+     * The watermark is about to move (or the interval ends): the time since it last moved is charged
+     * to {@code headRoute}, which carries the oldest batch in flight, written at {@code headSentNanos}
+     * ({@code headRoute} −1: none in flight, nobody is charged).
+     */
+    void onWatermark(int headRoute, long headSentNanos, long nowNanos) {
+        if (headRoute >= 0 && headRoute < heldNanos.length) {
+            long from = Math.max(lastAdvanceNanos, headSentNanos);
+            if (nowNanos > from) {
+                heldNanos[headRoute] += nowNanos - from;
+            }
+        }
+        lastAdvanceNanos = nowNanos;
+    }
+
+    /** {@code batchBytes} that {@code route} carried were acknowledged. */
+    void onAcknowledged(int route, int batchBytes) {
+        if (route >= 0 && route < bytes.length) {
+            bytes[route] += batchBytes;
+        }
+    }
+
+    /** Ends an interval: each route that carried or held something gets a new measurement. */
+    void endInterval(long nowNanos) {
+        long interval = Math.max(1, nowNanos - intervalStartNanos);
+        long floor = Math.max(1, (long) (interval * MIN_SPAN_SHARE));
+        for (int r = 0; r < rates.length; r++) {
+            if (bytes[r] == 0 && heldNanos[r] == 0) {
+                continue;
+            }
+            double sample = bytes[r] * 1e9 / Math.max(floor, heldNanos[r]);
+            rates[r] = Double.isNaN(rates[r]) || sample == 0 ? sample : rates[r] + SMOOTHING * (sample - rates[r]);
+            bytes[r] = 0;
+            heldNanos[r] = 0;
+        }
+        intervalStartNanos = nowNanos;
+    }
+
+    /** Route {@code route}'s read rate in bytes per second; NaN until measured, 0 if it holds the line and delivers nothing. */
+    double rate(int route) {
+        return rates[route];
+    }
+
+    /** Forgets route {@code route}'s rate (it was lost: a new connection may take another path). */
+    void forget(int route) {
+        rates[route] = Double.NaN;
+        bytes[route] = 0;
+        heldNanos[route] = 0;
+    }
+}
