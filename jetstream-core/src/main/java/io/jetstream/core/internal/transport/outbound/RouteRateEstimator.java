@@ -11,19 +11,21 @@ import java.util.Arrays;
  * span during which the watermark waits for a batch in flight is charged to the route of the
  * <em>oldest</em> batch in flight (the one the watermark waits for), from when that batch was
  * written or the watermark last moved, whichever is later; the bytes each acknowledgement frees are
- * credited to the routes that carried them. A route that holds the line is measured at its own pace;
- * a route that never holds it is credited its bytes over a span floored at
- * {@value #MIN_SPAN_SHARE} of the interval (so it reads as fast, not infinitely so). A route that
- * carried nothing in an interval keeps its last rate; one charged time and credited nothing reads 0
- * (it does not answer). Each interval's rate is smoothed (weight {@value #SMOOTHING}).
+ * credited to the routes that carried them. Per interval, a route's rate is
+ *
+ * <pre>min(its bytes / the time it held the line, all routes' bytes / the interval)</pre>
+ *
+ * so a route that holds the line is measured at its own pace, and one that never holds it reads as
+ * fast as the whole stream went (it kept up with it; how much faster it could go, cumulative
+ * acknowledgements cannot tell). A route that carried nothing in an interval keeps its last rate;
+ * one charged time and credited nothing reads 0 (it does not answer). Each interval's rate is
+ * smoothed (weight {@value #SMOOTHING}; a 0 replaces the average at once).
  *
  * <p>Not thread-safe: under the outbox lock. Allocates nothing after construction.
  */
 final class RouteRateEstimator {
     /** Weight of an interval's measurement in the moving average. */
     static final double SMOOTHING = 0.5;
-    /** Least span a route's bytes are divided by, as a share of the interval. */
-    static final double MIN_SPAN_SHARE = 0.01;
 
     private final long[] bytes;
     private final long[] heldNanos;
@@ -66,12 +68,16 @@ final class RouteRateEstimator {
     /** Ends an interval: each route that carried or held something gets a new measurement. */
     void endInterval(long nowNanos) {
         long interval = Math.max(1, nowNanos - intervalStartNanos);
-        long floor = Math.max(1, (long) (interval * MIN_SPAN_SHARE));
+        long total = 0;
+        for (long b : bytes) {
+            total += b;
+        }
+        double stream = total * 1e9 / interval;
         for (int r = 0; r < rates.length; r++) {
             if (bytes[r] == 0 && heldNanos[r] == 0) {
                 continue;
             }
-            double sample = bytes[r] * 1e9 / Math.max(floor, heldNanos[r]);
+            double sample = heldNanos[r] == 0 ? stream : Math.min(stream, bytes[r] * 1e9 / heldNanos[r]);
             rates[r] = Double.isNaN(rates[r]) || sample == 0 ? sample : rates[r] + SMOOTHING * (sample - rates[r]);
             bytes[r] = 0;
             heldNanos[r] = 0;
