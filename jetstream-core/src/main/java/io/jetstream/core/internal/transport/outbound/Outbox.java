@@ -46,7 +46,8 @@ import org.slf4j.LoggerFactory;
  * back.
  *
  * <p>Its collaborators each hold one role: the {@link RouteTable} knows the routes and picks the
- * next one, the {@link OutboxJournal} spills batches beyond memory and reads them back, the
+ * next one, the {@link RouteSelector} (relays chosen by the ant colony only) measures each route's
+ * read rate and gives the table its preference order once per {@code transport.relay.choice-interval-ms}, the {@link OutboxJournal} spills batches beyond memory and reads them back, the
  * {@link DrainRateBound} measures the drain under backlog and bounds the outbox in adaptive mode.
  * Built with {@link #builder}.
  *
@@ -517,9 +518,9 @@ public final class Outbox {
      * written, which is the sender's delay, not a route's).
      */
     private void chargeHeadOfLine(long now) {
-        Map.Entry<Long, OutboundBatch> head = inFlight.firstEntry();
-        if (head != null && (pending.isEmpty() || pending.firstKey() > head.getKey())) {
-            selector.rates().onWatermark(head.getValue().route, head.getValue().sentNanos, now);
+        OutboundBatch head = inFlight.isEmpty() ? null : inFlight.get(inFlight.firstKey()); // no entry allocated
+        if (head != null && (pending.isEmpty() || pending.firstKey() > head.sequence)) {
+            selector.rates().onWatermark(head.route, head.sentNanos, now);
         } else {
             selector.rates().onWatermark(-1, 0, now);
         }

@@ -19,13 +19,16 @@ import java.util.Arrays;
  * fast as the whole stream went (it kept up with it; how much faster it could go, cumulative
  * acknowledgements cannot tell). A route that carried nothing in an interval keeps its last rate;
  * one charged time and credited nothing reads 0 (it does not answer). Each interval's rate is
- * smoothed (weight {@value #SMOOTHING}; a 0 replaces the average at once).
+ * smoothed (weight {@value #SMOOTHING}), except that a measurement below {@value #DROP_SHARE} of the
+ * average (a 0 among them) replaces it at once: a route that slows down is noticed within one interval.
  *
  * <p>Not thread-safe: under the outbox lock. Allocates nothing after construction.
  */
 final class RouteRateEstimator {
     /** Weight of an interval's measurement in the moving average. */
     static final double SMOOTHING = 0.5;
+    /** A measurement below this share of the average replaces it at once: a route that slows down is left within one interval. */
+    static final double DROP_SHARE = 0.5;
 
     private final long[] bytes;
     private final long[] heldNanos;
@@ -78,7 +81,8 @@ final class RouteRateEstimator {
                 continue;
             }
             double sample = heldNanos[r] == 0 ? stream : Math.min(stream, bytes[r] * 1e9 / heldNanos[r]);
-            rates[r] = Double.isNaN(rates[r]) || sample == 0 ? sample : rates[r] + SMOOTHING * (sample - rates[r]);
+            boolean dropped = sample < rates[r] * DROP_SHARE; // false while NaN
+            rates[r] = Double.isNaN(rates[r]) || dropped ? sample : rates[r] + SMOOTHING * (sample - rates[r]);
             bytes[r] = 0;
             heldNanos[r] = 0;
         }

@@ -53,5 +53,9 @@ class RouteRateEstimatorTest {
         e.onWatermark(0, S, 2 * S);
         e.endInterval(2 * S);
         assertEquals(10e6 + RouteRateEstimator.SMOOTHING * 10e6, e.rate(0), 1);
+        e.onAcknowledged(0, 3_000_000); // a fifth of 15 MB/s: replaces the average at once
+        e.onWatermark(0, 2 * S, 3 * S);
+        e.endInterval(3 * S);
+        assertEquals(3e6, e.rate(0), 1);
     }
 }

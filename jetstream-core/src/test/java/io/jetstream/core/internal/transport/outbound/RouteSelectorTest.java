@@ -156,8 +156,7 @@ class RouteSelectorTest {
         // relay 3 drops to a fifth (8 MB/s) and relay 1 rises to 60 MB/s
         routes[3].bytesPerSecond = 8e6;
         routes[1].bytesPerSecond = 60e6;
-        run(INTERVAL);
-        run(INTERVAL);
+        run(INTERVAL); // the next choice falls within this interval
         int[] after = inUse();
         assertFalse(contains(after, 3), "the relay that dropped leaves: " + Arrays.toString(outbox.routeOrder()));
         assertTrue(contains(after, 1), "the relay that rose, measured by exploration, comes in: " + Arrays.toString(outbox.routeOrder()));
