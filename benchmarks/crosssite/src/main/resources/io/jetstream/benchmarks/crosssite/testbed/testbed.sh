@@ -4,10 +4,11 @@
 # TAP devices) and a per-node rate (tbf on the node's WAN egress). Root only.
 #
 # usage: testbed.sh up     [--sites N] [--nodes N] [--mbit M] [--rtt MS] [--override NODE=MBIT]...
-#                          [--queue-bytes B] [--prefix P]
+#                          [--queue-bytes B] [--fifo-priority N] [--prefix P]
 #        testbed.sh down   [--prefix P]
 #        testbed.sh status [--prefix P]
-#        testbed.sh rtt    [--prefix P] [--count N] FROM TO     TCP round trip FROM -> TO (node names), median
+#        testbed.sh rtt    [--prefix P] [--count N] FROM TO     TCP round trips FROM -> TO (node names): median,
+#                                                              min, max (echo and client under SCHED_FIFO 5)
 #
 #   --sites N         sites, 2..26, named a, b, c, ...                                   (default 2)
 #   --nodes N         nodes per site, named <site><index>: a0, a1, ..., b0, ...         (default 2)
@@ -15,6 +16,8 @@
 #   --rtt MS          round-trip time between two nodes of different sites, ms          (default 50)
 #   --override N=M    node N's inter-site egress rate instead, Mbit/s (repeatable)      (e.g. a2=10)
 #   --queue-bytes B   bytes each delay line holds per direction before it drops         (default 33554432)
+#   --fifo-priority N the delay lines' SCHED_FIFO priority, 0 for the normal scheduler  (default 10)
+#                     (a busy machine then adds no scheduling delay to the wire's)
 #   --prefix P        name prefix of every namespace, [a-z][a-z0-9]{0,11}               (default js)
 #
 # What up builds (s = site index from 0: a=0, b=1, ...; n = node index in its site; g = s*nodes+n):
@@ -30,7 +33,8 @@
 #
 # up first removes whatever a previous run with the same prefix left (its delay lines from their pid
 # files, processes inside its namespaces, the namespaces); down removes everything and checks it is gone.
-# State (pid files, delay-line logs) under $JETSTREAM_TESTBED_DIR/<prefix>, default /tmp/jetstream-testbed;
+# State (pid files; each delay line's log, kept after down with its counters) under
+# $JETSTREAM_TESTBED_DIR/<prefix>, default /tmp/jetstream-testbed;
 # the compiled delay line under $JETSTREAM_TESTBED_DIR/bin, rebuilt when delayline.c changes.
 set -euo pipefail
 
@@ -44,7 +48,7 @@ usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0
 
 [[ $# -ge 1 ]] || usage
 COMMAND=$1; shift
-SITES=2; NODES=2; MBIT=100; RTT=50; QUEUE_BYTES=33554432; PREFIX=js; COUNT=20
+SITES=2; NODES=2; MBIT=100; RTT=50; QUEUE_BYTES=33554432; PREFIX=js; COUNT=20; FIFO_PRIORITY=10
 declare -A OVERRIDES=()
 ARGS=()
 while [[ $# -gt 0 ]]; do
@@ -56,6 +60,7 @@ while [[ $# -gt 0 ]]; do
     --override) [[ ${2:-} =~ ^([a-z][0-9]+)=([0-9]+)$ ]] || die "--override ${2:-}: not NODE=MBIT (e.g. a2=10)"
                 OVERRIDES[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}; shift 2 ;;
     --queue-bytes) QUEUE_BYTES=${2:?}; shift 2 ;;
+    --fifo-priority) FIFO_PRIORITY=${2:?}; shift 2 ;;
     --prefix) PREFIX=${2:?}; shift 2 ;;
     --count) COUNT=${2:?}; shift 2 ;;
     -h|--help) usage ;;
@@ -110,7 +115,7 @@ teardown() {
   for ns in $(namespaces); do
     ip netns del "$ns" 2>/dev/null || true
   done
-  rm -rf "$STATE"
+  rm -f "$STATE/spec" # the delay lines' logs stay, with the counters they print on exit, until the next up
 }
 
 # Fails if anything of this prefix is left: namespaces, delay lines, interfaces in this namespace.
@@ -158,6 +163,7 @@ up() {
   [[ $MBIT =~ ^[0-9]+$ && $MBIT -ge 1 ]] || die "--mbit $MBIT: not a positive integer"
   [[ $RTT =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--rtt $RTT: not a number of milliseconds"
   [[ $QUEUE_BYTES =~ ^[0-9]+$ ]] || die "--queue-bytes $QUEUE_BYTES: not an integer"
+  [[ $FIFO_PRIORITY =~ ^[0-9]+$ && $FIFO_PRIORITY -le 99 ]] || die "--fifo-priority $FIFO_PRIORITY: not in 0..99"
   local node
   for node in "${!OVERRIDES[@]}"; do
     local s=$(site_index "$node") n=${node:1}
@@ -170,6 +176,7 @@ up() {
   bin=$(delay_line_binary)
 
   teardown
+  rm -f "$STATE"/*.log
   mkdir -p "$STATE"
   trap 'echo "testbed: up failed, removing what it built" >&2; teardown' ERR
 
@@ -193,7 +200,7 @@ up() {
       ip -n "$ns" link set lan0 up
       # WAN: a delay line between the node's wan0 and its TAP in the router's namespace.
       setsid "$bin" --tap-a wan0 --netns-a "/var/run/netns/$ns" --tap-b "$name" --netns-b "/var/run/netns/$wan" \
-        --delay-us "$delay_us" --queue-bytes "$QUEUE_BYTES" --pid-file "$STATE/$name.pid" \
+        --delay-us "$delay_us" --queue-bytes "$QUEUE_BYTES" --pid-file "$STATE/$name.pid" --fifo-priority "$FIFO_PRIORITY" \
         </dev/null >/dev/null 2>"$STATE/$name.log" &
       local waited=0
       until [[ -s $STATE/$name.pid ]]; do
@@ -246,12 +253,12 @@ rtt() {
   line=$(grep "^node $to " "$STATE/spec") || die "no node $to"
   if [[ ${from:0:1} == "${to:0:1}" ]]; then address=$(awk '{print $6}' <<<"$line"); else address=$(awk '{print $8}' <<<"$line"); fi
   local out; out=$(mktemp)
-  ip netns exec "$PREFIX-$to" python3 "$HERE/tcptool.py" echo >"$out" &
+  ip netns exec "$PREFIX-$to" chrt -f 5 python3 "$HERE/tcptool.py" echo >"$out" &
   local server=$! port=
   for _ in $(seq 500); do port=$(awk '/^port/ {print $2}' "$out"); [[ -n $port ]] && break; sleep 0.01; done
   [[ -n $port ]] || { kill "$server"; die "the echo server in $to did not start"; }
   echo -n "$from -> $to ($address): "
-  ip netns exec "$PREFIX-$from" python3 "$HERE/tcptool.py" ping "$address" "$port" "$COUNT" || true
+  ip netns exec "$PREFIX-$from" chrt -f 5 python3 "$HERE/tcptool.py" ping "$address" "$port" "$COUNT" || true
   kill "$server" 2>/dev/null || true
   wait "$server" 2>/dev/null || true
   rm -f "$out"

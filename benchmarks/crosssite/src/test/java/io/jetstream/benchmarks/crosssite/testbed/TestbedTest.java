@@ -101,14 +101,18 @@ class TestbedTest {
         crashed.close(); // down again: nothing to do, and nothing fails
     }
 
-    /** Median of 20 TCP round trips from {@code from} to {@code to}, after 3 unmeasured ones. */
+    /**
+     * Median of 20 TCP round trips from {@code from} to {@code to}, after 3 unmeasured ones. Echo and
+     * client run under SCHED_FIFO (as the delay lines do), so that what is measured is the network and
+     * not how long a busy machine takes to schedule them.
+     */
     private static double roundTripMillis(TestbedNode from, TestbedNode to) throws Exception {
         Path serverLog = logs.resolve("echo-" + to.namespace() + "-" + System.nanoTime() + ".log");
-        Process server = to.start(List.of("python3", testbed.tcpTool().toString(), "echo"), serverLog);
+        Process server = to.start(List.of("chrt", "-f", "5", "python3", testbed.tcpTool().toString(), "echo"), serverLog);
         try {
             int port = awaitPort(serverLog);
             Path clientLog = logs.resolve("ping-" + from.namespace() + "-" + System.nanoTime() + ".log");
-            Process client = from.start(List.of("python3", testbed.tcpTool().toString(), "ping", to.addressFor(from), Integer.toString(port), "20"),
+            Process client = from.start(List.of("chrt", "-f", "5", "python3", testbed.tcpTool().toString(), "ping", to.addressFor(from), Integer.toString(port), "20"),
                     clientLog);
             assertTrue(client.waitFor(20, TimeUnit.SECONDS), "ping did not finish in 20 s");
             double median = Double.parseDouble(find(RTT, clientLog));
