@@ -76,7 +76,11 @@ public final class Testbed implements AutoCloseable {
                         + spec.sites() * spec.nodesPerSite());
             }
         } catch (IOException | RuntimeException e) {
-            testbed.close();
+            try {
+                testbed.close();
+            } catch (RuntimeException notRemoved) {
+                e.addSuppressed(notRemoved);
+            }
             throw e;
         }
         return testbed;

@@ -1,6 +1,7 @@
 package io.jetstream.benchmarks.crosssite.testbed;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -34,7 +35,8 @@ public record TestbedSpec(int sites, int nodesPerSite, int mbitPerNode, int rttM
         require(mbitPerNode >= 1, "mbitPerNode", mbitPerNode, "below 1");
         require(rttMillis >= 0 && rttMillis <= 10_000, "rttMillis", rttMillis, "not in 0..10000");
         require(prefix != null && PREFIX.matcher(prefix).matches(), "prefix", prefix, "not [a-z][a-z0-9]{0,11}");
-        overrides = Map.copyOf(new TreeMap<>(overrides));
+        require(overrides != null, "overrides", null, "null (Map.of() for none)");
+        overrides = Collections.unmodifiableMap(new TreeMap<>(overrides)); // sorted by node: stable arguments
         for (Map.Entry<String, Integer> e : overrides.entrySet()) {
             var m = NODE.matcher(e.getKey());
             require(m.matches() && m.group(1).charAt(0) - 'a' < sites && Integer.parseInt(m.group(2)) < nodesPerSite,
