@@ -87,12 +87,18 @@ public final class ReceiveCommand implements Callable<Integer> {
     private double exitAfterIdleSeconds;
 
     @Option(names = "--exit-after-streams", paramLabel = "N", defaultValue = "0",
-            description = "Stop once N streams sent their END record (0: never; default: ${DEFAULT-VALUE}).")
+            description = "Stop once N streams ended: their END record arrived, and every record they sent or nothing "
+                    + "more for a report interval (0: never; default: ${DEFAULT-VALUE}).")
     private int exitAfterStreams;
 
     @Option(names = "--duration-s", paramLabel = "SECONDS", defaultValue = "0",
             description = "Stop after this long (0: never; default: ${DEFAULT-VALUE}).")
     private double durationSeconds;
+
+    @Option(names = "--warmup-s", paramLabel = "SECONDS", defaultValue = "0",
+            description = "Leave the report intervals of this long after the first record out of the final latency "
+                    + "percentiles (the interval lines still show them; default: ${DEFAULT-VALUE}).")
+    private double warmupSeconds;
 
     @Option(names = "--json", paramLabel = "FILE", description = "Write the final report (and every interval) as JSON.")
     private Path json;
@@ -153,6 +159,7 @@ public final class ReceiveCommand implements Callable<Integer> {
             report.put("listening", listening);
             report.put("ordering", ordering);
             report.put("maxRecords", maxRecords);
+            report.put("warmupS", warmupSeconds);
             out.println("listening " + listening);
             out.println(HEADER);
             out.flush();
@@ -176,7 +183,6 @@ public final class ReceiveCommand implements Callable<Integer> {
                 nextReport += intervalNanos;
                 clock.recalibrate();
                 interval = latencies.getIntervalHistogram(interval);
-                total.add(interval);
                 long delivered = 0;
                 long bytes = 0;
                 long lastDelivery = 0;
@@ -187,13 +193,17 @@ public final class ReceiveCommand implements Callable<Integer> {
                     delivered += t.delivered();
                     bytes += t.payloadBytes();
                     lastDelivery = Math.max(lastDelivery, a.lastDeliveryNanos());
-                    ended += a.ended() ? 1 : 0;
+                    // ended: its END arrived, and every record it sent, or nothing for an interval (lost ones)
+                    ended += t.sent() >= 0 && (t.distinct() >= t.sent() || now - a.lastDeliveryNanos() >= intervalNanos) ? 1 : 0;
                     if (a.firstBeyondMaxRecords() >= 0) {
                         overflow = a;
                     }
                 }
-                if (firstDeliveryNanos == 0 && delivered > 0) {
-                    firstDeliveryNanos = now;
+                if (firstDeliveryNanos == 0 && (delivered > 0 || interval.getTotalCount() > 0)) {
+                    firstDeliveryNanos = lastTick; // the interval that saw the first record began then
+                }
+                if (firstDeliveryNanos != 0 && lastTick - firstDeliveryNanos >= (long) (warmupSeconds * 1e9)) {
+                    total.add(interval);
                 }
                 double seconds = (now - lastTick) / 1e9;
                 ObjectNode line = intervals.addObject();
@@ -236,6 +246,10 @@ public final class ReceiveCommand implements Callable<Integer> {
                         || (exitAfterStreams > 0 && ended >= exitAfterStreams)) {
                     break;
                 }
+            }
+            interval = latencies.getIntervalHistogram(interval); // what arrived since the last line
+            if (firstDeliveryNanos != 0 && lastTick - firstDeliveryNanos >= (long) (warmupSeconds * 1e9)) {
+                total.add(interval);
             }
             summarise(report, total, out);
             ObjectNode metrics = report.putObject("receiverMetrics");
@@ -365,6 +379,9 @@ public final class ReceiveCommand implements Callable<Integer> {
         }
         if (reportIntervalMs < 1) {
             throw new ParameterException(spec.commandLine(), "--report-interval-ms " + reportIntervalMs + ": expected 1 or more");
+        }
+        if (!(warmupSeconds >= 0)) {
+            throw new ParameterException(spec.commandLine(), "--warmup-s " + warmupSeconds + ": expected 0 or more");
         }
         if (switchOrderingAfter != null && !(switchOrderingAfter >= 0)) {
             throw new ParameterException(spec.commandLine(), "--switch-ordering-after " + switchOrderingAfter + ": expected 0 or more");

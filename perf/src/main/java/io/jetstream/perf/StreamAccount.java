@@ -50,6 +50,7 @@ public final class StreamAccount implements RecordConsumer {
     private long payloadBytes;
     private long clockBehind;
     private long highestSequence = -1;
+    private long endCount = -1;
     private boolean strict;
 
     // Published once per batch for the reporter (plain copies of the fields above).
@@ -93,7 +94,7 @@ public final class StreamAccount implements RecordConsumer {
             return;
         }
         if (target == END_TARGET) {
-            sent = sequence;
+            endCount = sequence;
             return;
         }
         delivered++;
@@ -136,6 +137,7 @@ public final class StreamAccount implements RecordConsumer {
         payloadBytesPublished = payloadBytes;
         clockBehindPublished = clockBehind;
         deliveredPublished = delivered;
+        sent = endCount; // last: a reader that sees the END sees every count before it
     }
 
     public StreamKey key() {
@@ -144,9 +146,10 @@ public final class StreamAccount implements RecordConsumer {
 
     /** The counts as of the last batch, and the END record's count. */
     public Totals totals() {
+        long endCount = sent; // first: the counts read after it are at least those published with it
         return new Totals(deliveredPublished, distinctPublished, duplicatedPublished, outOfOrderPublished,
                 outOfOrderWhileStrictPublished, malformedPublished, beyondMaxRecordsPublished, payloadBytesPublished,
-                clockBehindPublished, sent);
+                clockBehindPublished, endCount);
     }
 
     /** Whether the END record arrived. */
