@@ -173,6 +173,8 @@ public final class ReceiveCommand implements Callable<Integer> {
             long firstDeliveryNanos = 0;
             boolean switched = false;
             Histogram interval = null;
+            // intervals that began at least --warmup-s after the one that saw the first record (half an interval's slack for the ticks' jitter)
+            long warmupNanos = warmupSeconds == 0 ? 0 : (long) (warmupSeconds * 1e9) - intervalNanos / 2;
             while (true) {
                 long wait = nextReport - System.nanoTime();
                 if (wait > 0 && !stopRequested) {
@@ -202,7 +204,7 @@ public final class ReceiveCommand implements Callable<Integer> {
                 if (firstDeliveryNanos == 0 && (delivered > 0 || interval.getTotalCount() > 0)) {
                     firstDeliveryNanos = lastTick; // the interval that saw the first record began then
                 }
-                if (firstDeliveryNanos != 0 && lastTick - firstDeliveryNanos >= (long) (warmupSeconds * 1e9)) {
+                if (firstDeliveryNanos != 0 && lastTick - firstDeliveryNanos >= warmupNanos) {
                     total.add(interval);
                 }
                 double seconds = (now - lastTick) / 1e9;
@@ -248,7 +250,7 @@ public final class ReceiveCommand implements Callable<Integer> {
                 }
             }
             interval = latencies.getIntervalHistogram(interval); // what arrived since the last line
-            if (firstDeliveryNanos != 0 && lastTick - firstDeliveryNanos >= (long) (warmupSeconds * 1e9)) {
+            if (firstDeliveryNanos != 0 && lastTick - firstDeliveryNanos >= warmupNanos) {
                 total.add(interval);
             }
             summarise(report, total, out);

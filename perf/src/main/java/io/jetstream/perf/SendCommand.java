@@ -158,7 +158,14 @@ public final class SendCommand implements Callable<Integer> {
 
         WallClock clock = new WallClock();
         try (Transport transport = Transport.start(settings, peer)) {
-            OutboundStream stream = transport.openSender(streamId, routes, ControlListener.NONE);
+            OutboundStream stream;
+            try {
+                stream = transport.openSender(streamId, routes, ControlListener.NONE);
+            } catch (UnsupportedOperationException e) {
+                spec.commandLine().getErr().println("error: --via " + via + ": this JetStream build cannot route through "
+                        + "relays (" + e.getMessage() + "); send without --via");
+                return 2;
+            }
             long readyBy = System.nanoTime() + (long) (waitReadySeconds * 1e9);
             while (!stream.isReady() && System.nanoTime() < readyBy && stream.failure().isEmpty()) {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
@@ -331,7 +338,7 @@ public final class SendCommand implements Callable<Integer> {
      */
     static final class SenderInterval {
         static final String HEADER = String.format(Locale.ROOT, "%8s %11s %9s %11s %9s %10s %6s %9s  %s", "time_s",
-                "offered/s", "off_MB/s", "acked/s", "ack_MB/s", "back_pres", "routes", "batch", "acked_bytes_by_route");
+                "offered/s", "off_MB/s", "acked/s", "ack_MB/s", "back_pres", "routes", "batch_ev", "acked_bytes_by_route");
 
         private final OutboundStream stream;
         private final int routes;

@@ -44,11 +44,11 @@ class JetStreamPerfTest {
 
     @Test
     @Timeout(90)
-    void anAcknowledgedStreamAtAFixedRateIsDeliveredCompletelyWithItsLatency() throws Exception {
+    void anAcknowledgedStreamAtAFixedRateIsDeliveredCompletelyWithItsLatencyAcrossAnOrderingSwitch() throws Exception {
         Path receiverJson = dir.resolve("receive.json");
         Path senderJson = dir.resolve("send.json");
         Run receiver = Run.start("receive", "--bind", "127.0.0.1:0", "--exit-after-streams", "1", "--duration-s", "60",
-                "--report-interval-ms", "200", "--json", receiverJson.toString());
+                "--report-interval-ms", "200", "--switch-ordering-after", "0.3", "--json", receiverJson.toString());
         String address = await().atMost(Duration.ofSeconds(30)).until(() -> listening(receiver), a -> a != null);
 
         Run sender = Run.start("send", "--to", address, "--rate", "2000", "--record-size", "224", "--duration-s", "1.5",
@@ -66,6 +66,7 @@ class JetStreamPerfTest {
         assertFalse(sent.get("intervals").isEmpty());
         assertEquals(1, sent.get("routesTimeline").get(0).get("routesInUse").asInt(), sent::toPrettyString);
 
+        assertEquals("relaxed", received.get("orderingSwitchedTo").asText(), received::toPrettyString);
         JsonNode stream = received.get("streams").get(0);
         assertEquals(1, received.get("streams").size());
         assertEquals(sentRecords, stream.get("sent").asLong(), received::toPrettyString);
