@@ -202,7 +202,7 @@ public final class SendCommand implements Callable<Integer> {
 
             long sent;
             try {
-                sent = sendFor(stream, startNanos + (long) (durationSeconds * 1e9), clock);
+                sent = sendFor(stream, startNanos + (long) (durationSeconds * 1e9), settings.sendTimeoutNanos(), clock);
             } finally {
                 timer.shutdownNow();
                 timer.awaitTermination(5, TimeUnit.SECONDS);
@@ -239,8 +239,12 @@ public final class SendCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** Sends paced records until {@code deadlineNanos}; returns how many were sent (sequences 0..n-1). */
-    private long sendFor(OutboundStream stream, long deadlineNanos, WallClock clock) {
+    /**
+     * Sends paced records until {@code deadlineNanos}; returns how many were sent (sequences 0..n-1).
+     *
+     * @throws IllegalStateException if the stream closed, failed, or pushed one record back for {@code sendTimeoutNanos}
+     */
+    private long sendFor(OutboundStream stream, long deadlineNanos, long sendTimeoutNanos, WallClock clock) {
         byte[] record = new byte[recordSize];
         ByteBuffer fields = ByteBuffer.wrap(record).order(BYTE_ORDER);
         RecordPacer pacer = new RecordPacer(rate, System::nanoTime);
@@ -259,11 +263,19 @@ public final class SendCommand implements Callable<Integer> {
                 fields.putLong(SEQUENCE_OFFSET, sent);
                 fields.putLong(SEND_TIME_OFFSET, clock.nanos());
                 fields.putLong(CHECK_OFFSET, PerfRecordDescriptor.check(sent));
-                int result;
-                while ((result = stream.offer(DATA_TARGET, record, 0, recordSize)) == OutboundStream.BACK_PRESSURED) {
-                    backPressured++;
-                    backPressuredPublished = backPressured;
-                    LockSupport.parkNanos(BACK_PRESSURE_PARK_NANOS);
+                int result = stream.offer(DATA_TARGET, record, 0, recordSize);
+                if (result == OutboundStream.BACK_PRESSURED) {
+                    long giveUpAt = System.nanoTime() + sendTimeoutNanos;
+                    do {
+                        backPressured++;
+                        backPressuredPublished = backPressured;
+                        if (System.nanoTime() - giveUpAt > 0) {
+                            throw new IllegalStateException("the stream pushed record " + sent + " back for "
+                                    + TimeUnit.NANOSECONDS.toMillis(sendTimeoutNanos) + " ms (jetstream.transport.send-timeout-ms): "
+                                    + "is the receiver still there?");
+                        }
+                        LockSupport.parkNanos(BACK_PRESSURE_PARK_NANOS);
+                    } while ((result = stream.offer(DATA_TARGET, record, 0, recordSize)) == OutboundStream.BACK_PRESSURED);
                 }
                 if (result == OutboundStream.CLOSED || result == OutboundStream.FAILED) {
                     throw new IllegalStateException("the stream " + (result == OutboundStream.CLOSED ? "closed" : "failed")

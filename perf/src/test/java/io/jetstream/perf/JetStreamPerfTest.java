@@ -87,6 +87,20 @@ class JetStreamPerfTest {
     }
 
     @Test
+    @Timeout(90)
+    void aStreamBeyondMaxRecordsStopsTheReceiverNamingTheOption() throws Exception {
+        Run receiver = Run.start("receive", "--bind", "127.0.0.1:0", "--max-records", "100", "--duration-s", "60",
+                "--report-interval-ms", "200");
+        String address = await().atMost(Duration.ofSeconds(30)).until(() -> listening(receiver), a -> a != null);
+        Run sender = Run.start("send", "--to", address, "--rate", "1000", "--duration-s", "1",
+                "--set", "jetstream.transport.close-timeout-ms=200");
+        assertEquals(2, receiver.exitCode(), () -> receiver.out() + "\n" + receiver.err());
+        String err = receiver.err().toString();
+        assertTrue(err.contains("beyond --max-records 100") && err.contains("larger --max-records"), err);
+        sender.exitCode(); // whatever became of it, it ends
+    }
+
+    @Test
     @Timeout(60)
     void aRecordTooSmallForItsFieldsIsRefusedNamingTheMinimum() throws Exception {
         Run sender = Run.start("send", "--to", "127.0.0.1:9", "--record-size", "16", "--duration-s", "1");
