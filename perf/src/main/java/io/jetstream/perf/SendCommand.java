@@ -162,7 +162,7 @@ public final class SendCommand implements Callable<Integer> {
             try {
                 stream = transport.openSender(streamId, routes, ControlListener.NONE);
             } catch (UnsupportedOperationException e) {
-                spec.commandLine().getErr().println("error: --via " + via + ": this JetStream build cannot route through "
+                spec.commandLine().getErr().println("error: --via " + String.join(",", via.stream().map(HostPort::toString).toList()) + ": this JetStream build cannot route through "
                         + "relays (" + e.getMessage() + "); send without --via");
                 return 2;
             }
