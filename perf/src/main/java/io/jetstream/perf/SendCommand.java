@@ -74,9 +74,24 @@ public final class SendCommand implements Callable<Integer> {
                     + "--set jetstream.batch.max-routes, as many routes as given may carry the stream.")
     private List<InetSocketAddress> via = new ArrayList<>();
 
-    @Option(names = "--relay-choice", paramLabel = "in-order|ant-colony", defaultValue = "in-order",
-            description = "Which relays carry the stream when fewer routes than given are used (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--relay-choice", paramLabel = "in-order|ant-colony|greedy|random", defaultValue = "in-order",
+            description = "Which relays carry the stream when fewer routes than given are used: in the order given, "
+                    + "JetStream's ant colony, its greedy first solution alone, or drawn at random once (default: ${DEFAULT-VALUE}).")
     private String relayChoice;
+
+    @Option(names = "--parallel-direct", paramLabel = "N", defaultValue = "1",
+            description = "Direct routes (parallel TCP connections from this node to the receiver); with more than 1, "
+                    + "no --via (default: ${DEFAULT-VALUE}).")
+    private int parallelDirect;
+
+    @Option(names = "--rate-steps", split = ",", paramLabel = "RECORDS/S",
+            description = "A rate schedule instead of --rate: each rate (records/s, 0 = full speed) held for --step-s "
+                    + "in turn; --duration-s is then their sum.")
+    private List<Double> rateSteps = new ArrayList<>();
+
+    @Option(names = "--step-s", paramLabel = "SECONDS", defaultValue = "10",
+            description = "How long each of --rate-steps lasts (default: ${DEFAULT-VALUE}).")
+    private double stepSeconds;
 
     @Option(names = "--rate", paramLabel = "RECORDS/S", defaultValue = "0",
             description = "Records per second; 0: as fast as the stream takes them (default: ${DEFAULT-VALUE}).")
@@ -139,6 +154,10 @@ public final class SendCommand implements Callable<Integer> {
                     + "jetstream.transport.max-frame-bytes (" + settings.maxFrameBytes() + "); raise that option");
         }
         StreamRoutes routes = via.isEmpty() ? StreamRoutes.direct(to) : StreamRoutes.via(to, via, relayChoice());
+        int routeCount = parallelDirect > 1 ? parallelDirect : routes.routeCount();
+        if (!rateSteps.isEmpty()) {
+            durationSeconds = rateSteps.size() * stepSeconds;
+        }
         String peer = peerId != null ? peerId : "perf-sender-" + ProcessHandle.current().pid() + "@" + localHostName();
 
         ObjectNode report = JsonReport.object();
@@ -160,7 +179,9 @@ public final class SendCommand implements Callable<Integer> {
         try (Transport transport = Transport.start(settings, peer)) {
             OutboundStream stream;
             try {
-                stream = transport.openSender(streamId, routes, ControlListener.NONE);
+                stream = parallelDirect > 1
+                        ? transport.openSender(streamId, java.util.Collections.nCopies(parallelDirect, to), ControlListener.NONE)
+                        : transport.openSender(streamId, routes, ControlListener.NONE);
             } catch (UnsupportedOperationException e) {
                 spec.commandLine().getErr().println("error: --via " + String.join(",", via.stream().map(HostPort::toString).toList()) + ": this JetStream build cannot route through "
                         + "relays (" + e.getMessage() + "); send without --via");
@@ -176,11 +197,11 @@ public final class SendCommand implements Callable<Integer> {
                 return 1;
             }
             out.printf("sending to %s, %d route(s), %d-byte records at %s, %s, for %.1f s%n", HostPort.toString(to),
-                    routes.routeCount(), recordSize, rate == 0 ? "full speed" : String.format(Locale.ROOT, "%.0f records/s", rate),
+                    routeCount, recordSize, !rateSteps.isEmpty() ? "rates " + rateSteps + " for " + stepSeconds + " s each" : rate == 0 ? "full speed" : String.format(Locale.ROOT, "%.0f records/s", rate),
                     report.get("reliability").asText(), durationSeconds);
             out.println(SenderInterval.HEADER);
             out.flush();
-            SenderInterval reporter = new SenderInterval(stream, routes.routeCount(), recordSize, clock);
+            SenderInterval reporter = new SenderInterval(stream, routeCount, recordSize, clock);
             ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "jetstream-perf-reporter");
                 t.setDaemon(true);
@@ -202,7 +223,15 @@ public final class SendCommand implements Callable<Integer> {
 
             long sent;
             try {
-                sent = sendFor(stream, startNanos + (long) (durationSeconds * 1e9), settings.sendTimeoutNanos(), clock);
+                if (rateSteps.isEmpty()) {
+                    sent = sendFor(stream, rate, 0, startNanos + (long) (durationSeconds * 1e9), settings.sendTimeoutNanos(), clock);
+                } else {
+                    sent = 0;
+                    for (int step = 0; step < rateSteps.size(); step++) {
+                        sent = sendFor(stream, rateSteps.get(step), sent, startNanos + (long) ((step + 1) * stepSeconds * 1e9),
+                                settings.sendTimeoutNanos(), clock);
+                    }
+                }
             } finally {
                 timer.shutdownNow();
                 timer.awaitTermination(5, TimeUnit.SECONDS);
@@ -240,20 +269,21 @@ public final class SendCommand implements Callable<Integer> {
     }
 
     /**
-     * Sends paced records until {@code deadlineNanos}; returns how many were sent (sequences 0..n-1).
+     * Sends records paced at {@code rate} (0: full speed) until {@code deadlineNanos}, numbered from
+     * {@code first}; returns the next sequence (the count sent so far).
      *
      * @throws IllegalStateException if the stream closed, failed, or pushed one record back for {@code sendTimeoutNanos}
      */
-    private long sendFor(OutboundStream stream, long deadlineNanos, long sendTimeoutNanos, WallClock clock) {
+    private long sendFor(OutboundStream stream, double rate, long first, long deadlineNanos, long sendTimeoutNanos, WallClock clock) {
         byte[] record = new byte[recordSize];
         ByteBuffer fields = ByteBuffer.wrap(record).order(BYTE_ORDER);
         RecordPacer pacer = new RecordPacer(rate, System::nanoTime);
-        long sent = 0;
+        long sent = first;
         long backPressured = 0;
         while (System.nanoTime() < deadlineNanos) {
-            long burst = pacer.due(sent, MAX_BURST);
+            long burst = pacer.due(sent - first, MAX_BURST);
             if (burst == 0) {
-                long wait = Math.min(pacer.nanosUntilNext(sent), Math.min(MAX_PARK_NANOS, deadlineNanos - System.nanoTime()));
+                long wait = Math.min(pacer.nanosUntilNext(sent - first), Math.min(MAX_PARK_NANOS, deadlineNanos - System.nanoTime()));
                 if (wait > 0) {
                     LockSupport.parkNanos(wait);
                 }
@@ -326,14 +356,30 @@ public final class SendCommand implements Callable<Integer> {
                     + ": expected best-effort or acknowledged (durable: --set jetstream.transport.reliability=durable with a journal)");
         }
         relayChoice();
+        if (parallelDirect < 1 || parallelDirect > 64) {
+            throw new ParameterException(spec.commandLine(), "--parallel-direct " + parallelDirect + ": expected 1 to 64");
+        }
+        if (parallelDirect > 1 && !via.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), "--parallel-direct with --via: choose one");
+        }
+        for (double r : rateSteps) {
+            if (!(r >= 0) || Double.isInfinite(r)) {
+                throw new ParameterException(spec.commandLine(), "--rate-steps " + rateSteps + ": expected rates of 0 or more");
+            }
+        }
+        if (!rateSteps.isEmpty() && !(stepSeconds > 0)) {
+            throw new ParameterException(spec.commandLine(), "--step-s " + stepSeconds + ": expected more than 0");
+        }
     }
 
     private RelayChoice relayChoice() {
         return switch (relayChoice) {
             case "in-order" -> RelayChoice.IN_ORDER;
             case "ant-colony" -> RelayChoice.ANT_COLONY;
+            case "greedy" -> RelayChoice.GREEDY;
+            case "random" -> RelayChoice.RANDOM;
             default -> throw new ParameterException(spec.commandLine(),
-                    "--relay-choice " + relayChoice + ": expected in-order or ant-colony");
+                    "--relay-choice " + relayChoice + ": expected in-order, ant-colony, greedy or random");
         };
     }
 

@@ -26,7 +26,17 @@ public record StreamRoutes(InetSocketAddress receiver, List<InetSocketAddress> r
          * JetStream's ant colony (§3.5, Algorithm 1) orders the relays by their measured read rates,
          * re-evaluated while the stream runs; a relay that does not answer is left out.
          */
-        ANT_COLONY
+        ANT_COLONY,
+        /**
+         * Algorithm 1's greedy first solution alone, re-evaluated on the same measurements as the colony:
+         * relays by falling read rate, each added while it raises the goodput.
+         */
+        GREEDY,
+        /**
+         * As many answering relays as the oracle allows, drawn at random once and kept while they answer:
+         * the baseline the colony is measured against.
+         */
+        RANDOM
     }
 
     public StreamRoutes {

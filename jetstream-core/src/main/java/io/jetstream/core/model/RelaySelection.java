@@ -83,4 +83,29 @@ public interface RelaySelection {
             return chosen;
         };
     }
+
+    /**
+     * {@link #random}, drawn once and kept while every relay it drew still answers and the bound on
+     * relays is unchanged: a random deployment rather than a new draw per interval. Not thread-safe.
+     */
+    static RelaySelection randomOnce(RandomGenerator random) {
+        RelaySelection draw = random(random);
+        return new RelaySelection() {
+            private long kept = -1;
+            private int keptFor = -1;
+
+            @Override
+            public long select(double directRate, double[] relayRates, int maxRelays, double senderCap) {
+                boolean stillAnswering = kept >= 0;
+                for (long m = kept; stillAnswering && m != 0; m &= m - 1) {
+                    stillAnswering = RelayGoodput.answers(relayRates[Long.numberOfTrailingZeros(m)]);
+                }
+                if (!stillAnswering || keptFor != maxRelays) {
+                    kept = draw.select(directRate, relayRates, maxRelays, senderCap);
+                    keptFor = maxRelays;
+                }
+                return kept;
+            }
+        };
+    }
 }

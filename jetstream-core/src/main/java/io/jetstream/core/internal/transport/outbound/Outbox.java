@@ -12,6 +12,7 @@ import io.jetstream.core.api.TransportOptions.Reliability;
 import io.jetstream.core.internal.metrics.SenderCounters;
 import io.jetstream.core.internal.transport.journal.StreamJournal;
 import io.jetstream.core.model.RelayColony;
+import io.jetstream.core.model.RelaySelection;
 import io.netty.buffer.ByteBuf;
 import java.util.Iterator;
 import java.util.List;
@@ -123,15 +124,25 @@ public final class Outbox {
                 (cause, where) -> failure.fail(cause, where));
         this.bound = new DrainRateBound(b.controller != null, b.memoryBytes, b.maxEventDelayNanos,
                 Objects.requireNonNull(b.policy, "policy"), routes);
-        this.selector = b.relayChoice == RelayChoice.ANT_COLONY && b.routeCount > 1
-                ? new RouteSelector(name, routes, b.relaySelection != null ? b.relaySelection
-                        : new RelayColony(new SplittableRandom(name.hashCode()), clock), b.relayChoiceIntervalNanos, clock.getAsLong())
+        this.selector = b.relayChoice != RelayChoice.IN_ORDER && b.routeCount > 1
+                ? new RouteSelector(name, routes, b.relaySelection != null ? b.relaySelection : selection(b.relayChoice, name),
+                        b.relayChoiceIntervalNanos, clock.getAsLong())
                 : null;
         this.lastSequence = b.lastSequence;
         this.lastEnqueuedSequence = b.lastSequence;
         this.acknowledged = b.acknowledgedSequence;
         this.limitBytes = b.memoryBytes;
         this.acceptance = reliability == Reliability.BEST_EFFORT ? OutboundStream.NOT_CONNECTED : OutboundStream.ACCEPTED;
+    }
+
+    /** What chooses the relays of a stream whose {@code choice} is not {@code IN_ORDER}; seeded by its name. */
+    private RelaySelection selection(RelayChoice choice, String name) {
+        return switch (choice) {
+            case ANT_COLONY -> new RelayColony(new SplittableRandom(name.hashCode()), clock);
+            case GREEDY -> RelaySelection.greedy();
+            case RANDOM -> RelaySelection.randomOnce(new SplittableRandom(name.hashCode()));
+            case IN_ORDER -> throw new IllegalArgumentException("IN_ORDER needs no selection");
+        };
     }
 
     /** An outbox for the stream {@code name} (its peer, stream id and receiver, as logs show it). */
