@@ -1,0 +1,215 @@
+package io.jetstream.benchmarks.crosssite;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.jetstream.benchmarks.crosssite.testbed.Testbed;
+import io.jetstream.benchmarks.crosssite.testbed.TestbedNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * Runs JetStream's own processes on a {@link Testbed}, as an operator would across real sites:
+ * {@code jetstream-perf receive} on a node of site B, {@code jetstream-relay} on relays of site A,
+ * {@code jetstream-perf send} on a node of site A, each a JVM of its own inside its node's network
+ * namespace, started from the shaded jars ({@code perf/target/jetstream-perf.jar},
+ * {@code relay/target/jetstream-relay.jar}). Streams are authenticated end to end (a stream secret)
+ * and at every relay (a relay secret).
+ *
+ * <p>Threading contract: one benchmark thread.
+ */
+final class CrossSiteRig implements AutoCloseable {
+    static final int RECEIVER_PORT = 7500;
+    static final int RELAY_PORT = 7400;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Testbed testbed;
+    private final Path work;
+    private final Path perfJar;
+    private final Path relayJar;
+    private final String java;
+    private final Path streamSecret;
+    private final Path relaySecret;
+    private final List<Process> relays = new ArrayList<>();
+    private int run;
+
+    CrossSiteRig(Testbed testbed, Path root, Path work) throws IOException {
+        this.testbed = testbed;
+        this.work = Files.createDirectories(work);
+        this.perfJar = requireJar(root.resolve("perf/target/jetstream-perf.jar"), "perf");
+        this.relayJar = requireJar(root.resolve("relay/target/jetstream-relay.jar"), "relay");
+        this.java = ProcessHandle.current().info().command().orElse("java");
+        this.streamSecret = secret("stream.secret");
+        this.relaySecret = secret("relay.secret");
+    }
+
+    private static Path requireJar(Path jar, String module) {
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException(jar + " is missing: build it with ./mvnw -q -o -DskipTests package -pl " + module + " -am");
+        }
+        return jar.toAbsolutePath();
+    }
+
+    private Path secret(String name) throws IOException {
+        byte[] bytes = new byte[32];
+        new SecureRandom().nextBytes(bytes);
+        Path p = work.resolve(name);
+        Files.write(p, bytes);
+        return p;
+    }
+
+    Testbed testbed() {
+        return testbed;
+    }
+
+    /** Starts a relay on each of {@code nodes} (their LAN address, {@link #RELAY_PORT}); waits until each says READY. */
+    List<String> startRelays(List<TestbedNode> nodes) throws IOException, InterruptedException {
+        List<String> addresses = new ArrayList<>();
+        for (TestbedNode n : nodes) {
+            Path log = work.resolve("relay-" + n.name() + "-" + (++run) + ".log");
+            Process p = n.start(List.of(java, "-Xmx256m", "-jar", relayJar.toString(),
+                    "--set", "jetstream.relay.bind-address=" + n.lanAddress(),
+                    "--set", "jetstream.relay.port=" + RELAY_PORT,
+                    "--set", "jetstream.relay.auth.secret-file=" + relaySecret), log);
+            relays.add(p);
+            awaitLine(p, log, "READY", 30);
+            addresses.add(n.lanAddress() + ":" + RELAY_PORT);
+        }
+        return addresses;
+    }
+
+    /** Stops the relays started so far (SIGTERM, then SIGKILL after 10 s). */
+    void stopRelays() throws InterruptedException {
+        for (Process p : relays) {
+            stop(p);
+        }
+        relays.clear();
+    }
+
+    /** One sender-receiver run: the receiver on {@code receiver} (WAN address), the sender on {@code sender}. */
+    Result stream(TestbedNode sender, TestbedNode receiver, List<String> sendArgs, List<String> receiveArgs, double warmupSeconds,
+            long timeoutSeconds) throws IOException, InterruptedException {
+        int id = ++run;
+        Path rxJson = work.resolve("rx-" + id + ".json");
+        Path txJson = work.resolve("tx-" + id + ".json");
+        Path rxLog = work.resolve("rx-" + id + ".log");
+        Path txLog = work.resolve("tx-" + id + ".log");
+        String at = receiver.wanAddress() + ":" + RECEIVER_PORT;
+        List<String> rx = new ArrayList<>(List.of(java, "-Xmx1g", "-jar", perfJar.toString(), "receive", "--bind", at,
+                "--json", rxJson.toString(), "--exit-after-streams", "1", "--warmup-s", Double.toString(warmupSeconds),
+                "--set", "jetstream.transport.auth.secret-file=" + streamSecret));
+        rx.addAll(receiveArgs);
+        Process receiving = receiver.start(rx, rxLog);
+        try {
+            awaitLine(receiving, rxLog, "listening", 30);
+            List<String> tx = new ArrayList<>(List.of(java, "-Xmx1g", "-jar", perfJar.toString(), "send", "--to", at,
+                    "--json", txJson.toString(),
+                    "--set", "jetstream.transport.auth.secret-file=" + streamSecret,
+                    "--set", "jetstream.transport.relay.auth.secret-file=" + relaySecret));
+            tx.addAll(sendArgs);
+            Process sending = sender.start(tx, txLog);
+            if (!sending.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                stop(sending);
+                throw new IllegalStateException("the sender did not finish within " + timeoutSeconds + " s; see " + txLog);
+            }
+            if (sending.exitValue() != 0) {
+                throw new IllegalStateException("the sender exited " + sending.exitValue() + "; see " + txLog);
+            }
+            if (!receiving.waitFor(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the receiver did not finish within 60 s of the sender; see " + rxLog);
+            }
+            return new Result(JSON.readTree(txJson.toFile()), JSON.readTree(rxJson.toFile()), txLog, rxLog);
+        } finally {
+            stop(receiving);
+        }
+    }
+
+    private static void awaitLine(Process p, Path log, String marker, long seconds) throws IOException, InterruptedException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (System.nanoTime() < until) {
+            if (Files.exists(log) && Files.readString(log).contains(marker)) {
+                return;
+            }
+            if (!p.isAlive()) {
+                throw new IllegalStateException("exited " + p.exitValue() + " before saying '" + marker + "'; see " + log);
+            }
+            Thread.sleep(50);
+        }
+        throw new IllegalStateException("no '" + marker + "' within " + seconds + " s; see " + log);
+    }
+
+    private static void stop(Process p) throws InterruptedException {
+        if (p.isAlive()) {
+            p.destroy();
+            if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        stopRelays();
+    }
+
+    /** What the two sides reported. */
+    record Result(JsonNode sender, JsonNode receiver, Path senderLog, Path receiverLog) {
+        JsonNode stream() {
+            return receiver.path("streams").path(0);
+        }
+
+        long lost() {
+            return stream().path("lost").asLong(-1);
+        }
+
+        long duplicated() {
+            return stream().path("duplicated").asLong(-1);
+        }
+
+        /**
+         * Payload MB/s delivered from {@code skipSeconds} after the first delivery to the last interval
+         * that delivered at least half the median rate (the tail after the sender stopped excluded).
+         */
+        double goodputMBps(double skipSeconds) {
+            List<JsonNode> intervals = new ArrayList<>();
+            receiver.path("intervals").forEach(intervals::add);
+            int first = -1;
+            for (int i = 0; i < intervals.size(); i++) {
+                if (intervals.get(i).path("delivered").asLong() > 0) {
+                    first = i;
+                    break;
+                }
+            }
+            if (first < 0) {
+                return 0;
+            }
+            double start = intervals.get(first).path("t").asDouble() + skipSeconds;
+            List<JsonNode> steady = intervals.stream().filter(n -> n.path("t").asDouble() > start).collect(Collectors.toList());
+            double[] rates = steady.stream().mapToDouble(n -> n.path("MBPerS").asDouble()).sorted().toArray();
+            if (rates.length == 0) {
+                return 0;
+            }
+            double median = rates[rates.length / 2];
+            double sum = 0;
+            int n = 0;
+            for (JsonNode node : steady) {
+                double r = node.path("MBPerS").asDouble();
+                if (r >= median / 2) {
+                    sum += r;
+                    n++;
+                }
+            }
+            return n == 0 ? 0 : sum / n;
+        }
+
+        /** The receiver's latency over the run after its warm-up, in ms, at {@code field} (p50, p99). */
+        double latencyMillis(String field) {
+            return receiver.path("latencyMicros").path(field).asDouble(Double.NaN) / 1e3;
+        }
+    }
+}
