@@ -94,6 +94,15 @@ final class CrossSiteRig implements AutoCloseable {
     /** One sender-receiver run: the receiver on {@code receiver} (WAN address), the sender on {@code sender}. */
     Result stream(TestbedNode sender, TestbedNode receiver, List<String> sendArgs, List<String> receiveArgs, double warmupSeconds,
             long timeoutSeconds) throws IOException, InterruptedException {
+        return stream(sender, receiver, sendArgs, receiveArgs, warmupSeconds, timeoutSeconds, 0, null);
+    }
+
+    /**
+     * As {@link #stream(TestbedNode, TestbedNode, List, List, double, long)}, running {@code midRun}
+     * {@code afterSeconds} after the receiver listens (its report's time 0, within the JVM's start).
+     */
+    Result stream(TestbedNode sender, TestbedNode receiver, List<String> sendArgs, List<String> receiveArgs, double warmupSeconds,
+            long timeoutSeconds, double afterSeconds, MidRun midRun) throws IOException, InterruptedException {
         int id = ++run;
         Path rxJson = work.resolve("rx-" + id + ".json");
         Path txJson = work.resolve("tx-" + id + ".json");
@@ -113,9 +122,26 @@ final class CrossSiteRig implements AutoCloseable {
                     "--set", "jetstream.transport.relay.auth.secret-file=" + relaySecret));
             tx.addAll(sendArgs);
             Process sending = sender.start(tx, txLog);
+            Thread action = null;
+            if (midRun != null) {
+                action = new Thread(() -> {
+                    try {
+                        Thread.sleep((long) (afterSeconds * 1000));
+                        midRun.run();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    } catch (Exception e) {
+                        System.err.println("the mid-run action failed: " + e);
+                    }
+                }, "mid-run");
+                action.start();
+            }
             if (!sending.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
                 stop(sending);
                 throw new IllegalStateException("the sender did not finish within " + timeoutSeconds + " s; see " + txLog);
+            }
+            if (action != null) {
+                action.join(1000);
             }
             if (sending.exitValue() != 0) {
                 throw new IllegalStateException("the sender exited " + sending.exitValue() + "; see " + txLog);
@@ -155,6 +181,11 @@ final class CrossSiteRig implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         stopRelays();
+    }
+
+    /** Something done to the testbed while a stream runs. */
+    interface MidRun {
+        void run() throws Exception;
     }
 
     /** What the two sides reported. */
@@ -205,6 +236,13 @@ final class CrossSiteRig implements AutoCloseable {
                 }
             }
             return n == 0 ? 0 : sum / n;
+        }
+
+        /** The receiver's delivered payload MB/s per report interval: {time s, MB/s}. */
+        List<double[]> timeline() {
+            List<double[]> v = new ArrayList<>();
+            receiver.path("intervals").forEach(n -> v.add(new double[] {n.path("t").asDouble(), n.path("MBPerS").asDouble()}));
+            return v;
         }
 
         /** The receiver's latency over the run after its warm-up, in ms, at {@code field} (p50, p99). */

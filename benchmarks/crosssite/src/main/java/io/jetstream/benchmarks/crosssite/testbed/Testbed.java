@@ -134,6 +134,22 @@ public final class Testbed implements AutoCloseable {
         return scriptDirectory.resolve("tcptool.py");
     }
 
+    /**
+     * Changes {@code node}'s rate to the other sites while the testbed runs (its {@code tbf}, as
+     * {@code up} set it): a link that degrades mid-run.
+     */
+    public void setRate(TestbedNode node, int mbit) throws IOException, InterruptedException {
+        if (mbit < 1) {
+            throw new IllegalArgumentException("rate " + mbit + " Mbit/s: expected at least 1");
+        }
+        Process p = new ProcessBuilder("tc", "-n", node.namespace(), "qdisc", "replace", "dev", "wan0", "root", "tbf", "rate",
+                mbit + "mbit", "burst", "64kb", "latency", "100ms").redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        if (p.waitFor() != 0) {
+            throw new IOException("tc could not set " + node.name() + "'s rate to " + mbit + " Mbit/s: " + out.strip());
+        }
+    }
+
     /** {@code testbed.sh status}: each node's delay line and its tbf's counters (sent, dropped). */
     public String status() throws IOException {
         return script(List.of("status", "--prefix", spec.prefix()));
