@@ -7,6 +7,7 @@ import io.jetstream.core.internal.transport.inbound.InboundConnection;
 import io.jetstream.core.internal.transport.inbound.InboundStream;
 import io.jetstream.core.internal.transport.inbound.StreamRegistry;
 import io.jetstream.core.internal.transport.protocol.BatchFrameReader;
+import io.jetstream.core.internal.transport.protocol.ChecksumMismatchException;
 import io.jetstream.core.internal.transport.protocol.FrameDecoder;
 import io.jetstream.core.internal.transport.protocol.Frames;
 import io.jetstream.core.internal.transport.protocol.ProtocolException;
@@ -44,6 +45,10 @@ final class ReceiverConnection extends SimpleChannelInboundHandler<ByteBuf> impl
     private volatile Channel channel;
     private InboundStream stream;
     private boolean checksum;
+    /** The route of the stream this connection carries (its HELLO's), -1 before it; for messages. */
+    private int route = -1;
+    /** Whether the HELLO asked for authenticated acknowledgements (it came through a relay). */
+    private boolean relayed;
     private boolean counted;
     private volatile String tlsSession = "";
 
@@ -124,6 +129,8 @@ final class ReceiverConnection extends SimpleChannelInboundHandler<ByteBuf> impl
         InboundStream s = admission.stream();
         stream = s;
         checksum = h.checksum();
+        route = h.route();
+        relayed = (h.flags() & FLAG_AUTHENTICATED_ACKS) != 0;
         ctx.pipeline().get(FrameDecoder.class).authenticated();
         ctx.write(receiver.handshake().welcome(ctx.alloc(), admission.watermark(), ringName != null ? ringTargetOf(s) : -1,
                 ringName != null ? ringName : "", h.senderNonce(), nonce));
@@ -176,7 +183,11 @@ final class ReceiverConnection extends SimpleChannelInboundHandler<ByteBuf> impl
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         Throwable c = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
-        if (c instanceof ProtocolException || cause instanceof DecoderException) {
+        if (c instanceof ChecksumMismatchException) {
+            receiver.counters().onChecksumFailure();
+            refuse(ctx, c.getMessage() + " (route " + (route < 0 ? "?" : route) + " from " + ctx.channel().remoteAddress()
+                    + (relayed ? ", through a relay" : "") + ")");
+        } else if (c instanceof ProtocolException || cause instanceof DecoderException) {
             refuse(ctx, c instanceof ProtocolException ? c.getMessage() : c.toString());
         } else if (stream != null && !(c instanceof IOException)) {
             stream.onDeliveryFailed(c, ctx.channel().remoteAddress()); // not the connection: the stream's handler threw
