@@ -249,6 +249,53 @@ class RelayRoutesTest {
     }
 
     @Test
+    void aSlowReceiverFillsTheRelayOnlyUpToItsBoundAndPushesBackOnTheSender() throws Exception {
+        long bound = 64 << 10;
+        AtomicBoolean slow = new AtomicBoolean(true);
+        RelayTestSupport.Collector c = new RelayTestSupport.Collector();
+        c.beforeEachBatch = () -> {
+            while (slow.get()) {
+                sleepQuietly(5);
+            }
+        };
+        StreamReceiver r = receiver(c, 0);
+        RelayServer relay = relay(FrameInterceptor.NONE, Map.of("relay.stream-memory-bytes", bound));
+        // A window far larger than the relay's bound: only the relay's own back-pressure can hold the relay route.
+        StreamSender s = sender(loopback(r.localAddress()), List.of(relay.localAddress()),
+                Map.of("transport.window-bytes", 64 << 20, "transport.memory-bytes", 96L << 20,
+                        "transport.route-stall-timeout-ms", 0L));
+        await("both routes ready", 20, () -> s.metrics().routesInUse() == 2, () -> s.metrics().toString());
+        long maxQueued = 0;
+        boolean pushedBack = false;
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        int sent = 0;
+        byte[] payload = record(0, 16 << 10);
+        while (!pushedBack && System.nanoTime() < deadline) {
+            int result = s.offer(7, record(sent, payload.length), 0, payload.length);
+            if (result == StreamSender.ACCEPTED) {
+                sent++;
+            } else {
+                sleepQuietly(1);
+            }
+            for (var st : relay.streams()) {
+                maxQueued = Math.max(maxQueued, st.queuedBytes());
+                // the relay stopped reading: its sender-side socket fills and TCP pushes back on the sender
+                pushedBack |= st.queuedBytes() > 0 && s.isBackPressured();
+            }
+        }
+        slow.set(false);
+        assertTrue(pushedBack, "the sender was pushed back while the relay held data; max queued " + maxQueued);
+        int frame = 64 << 10; // larger than any BATCH here (one 16 KiB record each)
+        assertTrue(maxQueued <= bound + frame + (64 << 10), "the relay queued " + maxQueued + " B; bound " + bound
+                + " + one frame + one read");
+        s.flush();
+        int n = sent;
+        await("all delivered", 60, () -> c.size() >= n, () -> c.size() + " of " + n);
+        s.close();
+        c.assertExactlyInOrder(n);
+    }
+
+    @Test
     void misconfigurationsAreRefusedAtStart() throws Exception {
         InvalidConfigurationException noSecret = assertThrows(InvalidConfigurationException.class,
                 () -> RelayTestSupport.relay(Map.of()));
