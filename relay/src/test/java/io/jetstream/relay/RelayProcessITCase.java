@@ -67,6 +67,9 @@ class RelayProcessITCase {
                         "transport.relay.auth.secret-file", relaySecret.toString())), "tx")) {
             BufferedReader out = new BufferedReader(new InputStreamReader(relay.getInputStream(), StandardCharsets.UTF_8));
             String ready = out.readLine();
+            while (ready != null && !ready.startsWith("READY ")) {
+                ready = out.readLine();
+            }
             assertTrue(ready != null && ready.startsWith("READY "), "the relay started: " + ready + "; its log: "
                     + Files.readString(dir.resolve("relay.log")));
             String[] ports = ready.split(" ");
