@@ -49,6 +49,7 @@ public final class RelayServer implements Relay {
     private final AtomicLong authenticationFailures = new AtomicLong();
     private final AtomicLong unreachable = new AtomicLong();
     private final Channel server;
+    private final InetSocketAddress address;
     private final ScheduledFuture<?> metricsLog;
     private volatile boolean closed;
 
@@ -89,6 +90,7 @@ public final class RelayServer implements Relay {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             throw new IllegalStateException("relay cannot listen on " + settings.bindAddress() + ":" + settings.port() + ": " + e, e);
         }
+        this.address = (InetSocketAddress) server.localAddress();
         long interval = settings.metricsLogIntervalNanos();
         this.metricsLog = interval > 0
                 ? group.next().scheduleAtFixedRate(this::logStreams, interval, interval, TimeUnit.NANOSECONDS)
@@ -162,7 +164,7 @@ public final class RelayServer implements Relay {
 
     @Override
     public InetSocketAddress localAddress() {
-        return (InetSocketAddress) server.localAddress();
+        return address;
     }
 
     @Override

@@ -147,11 +147,12 @@ class RelayRoutesTest {
                 () -> s.metrics().toString());
         RelayTestSupport.Collector c = new RelayTestSupport.Collector();
         receiver(c, port);
+        await("the relay route reconnects once the receiver is up", 20, () -> s.metrics().routesInUse() == 2,
+                () -> s.metrics().toString());
         int n = 1_000;
         send(s, n, i -> {});
         await("all delivered", 30, () -> c.size() >= n, () -> c.size() + " of " + n);
-        await("the relay route is used once the receiver is up", 20, () -> s.metrics().bytesAcknowledged(1) > 0,
-                () -> s.metrics().toString());
+        assertTrue(s.metrics().bytesAcknowledged(1) > 0, "the relay route carried batches: " + s.metrics());
         s.close();
         c.assertExactlyInOrder(n);
     }
@@ -292,6 +293,39 @@ class RelayRoutesTest {
         int n = sent;
         await("all delivered", 60, () -> c.size() >= n, () -> c.size() + " of " + n);
         s.close();
+        c.assertExactlyInOrder(n);
+    }
+
+    @Test
+    void anAcknowledgementForgedByARelayIsDetectedAndNothingIsLost() throws Exception {
+        AtomicBoolean forgeOne = new AtomicBoolean(false);
+        FrameInterceptor forges = new FrameInterceptor() {
+            @Override
+            public ByteBuf toSender(ByteBuf frame) {
+                int at = frame.readerIndex();
+                if (frame.getByte(at + ProtocolDescriptor.LENGTH_FIELD) == ProtocolDescriptor.ACK && forgeOne.getAndSet(false)) {
+                    int watermark = at + ProtocolDescriptor.LENGTH_FIELD + 1;
+                    frame.setLong(watermark, frame.getLong(watermark) + 50); // "the receiver has 50 batches more"
+                }
+                return frame;
+            }
+        };
+        RelayTestSupport.Collector c = new RelayTestSupport.Collector();
+        c.beforeEachBatch = () -> sleepQuietly(1);
+        StreamReceiver r = receiver(c, 0);
+        RelayServer relay = relay(forges, Map.of());
+        StreamSender s = sender(loopback(r.localAddress()), List.of(relay.localAddress()), Map.of());
+        await("both routes ready", 20, () -> s.metrics().routesInUse() == 2, () -> s.metrics().toString());
+        int n = 3_000;
+        send(s, n, i -> {
+            if (i == 500) {
+                forgeOne.set(true);
+            }
+        });
+        await("all delivered", 30, () -> c.size() >= n, () -> c.size() + " of " + n);
+        await("the forgery detected", 10, () -> s.metrics().relayFailures() > 0, () -> s.metrics().toString());
+        s.close();
+        assertEquals(false, forgeOne.get(), "an acknowledgement went through the relay after the hook was armed");
         c.assertExactlyInOrder(n);
     }
 

@@ -2,6 +2,7 @@ package io.jetstream.core.internal.transport.netty;
 
 import static io.jetstream.core.internal.transport.protocol.ProtocolDescriptor.*;
 
+import io.jetstream.core.internal.transport.handshake.AckAuthenticator;
 import io.jetstream.core.internal.transport.handshake.Handshake;
 import io.jetstream.core.internal.transport.inbound.InboundConnection;
 import io.jetstream.core.internal.transport.inbound.InboundStream;
@@ -49,6 +50,8 @@ final class ReceiverConnection extends SimpleChannelInboundHandler<ByteBuf> impl
     private int route = -1;
     /** Whether the HELLO asked for authenticated acknowledgements (it came through a relay). */
     private boolean relayed;
+    /** Signs this connection's ACKs when its HELLO asked for it (through a relay, with a secret); else null. */
+    private volatile AckAuthenticator ackSigner;
     private boolean counted;
     private volatile String tlsSession = "";
 
@@ -102,7 +105,7 @@ final class ReceiverConnection extends SimpleChannelInboundHandler<ByteBuf> impl
                         frame.readerIndex());
                 // One per batch: their timing is the sender's measure of the drain under backlog. The
                 // flush consolidation handler makes the acknowledgements of one read burst one write.
-                ctx.writeAndFlush(Frames.ack(ctx.alloc(), ack), ctx.voidPromise());
+                ctx.writeAndFlush(ackFrame(ctx.alloc(), ack), ctx.voidPromise());
                 receiver.counters().onAcknowledgementSent();
             }
             case PROBE -> ctx.writeAndFlush(Frames.probeAck(ctx.alloc(), Frames.readLongBody(frame, PROBE)), ctx.voidPromise());
@@ -131,6 +134,9 @@ final class ReceiverConnection extends SimpleChannelInboundHandler<ByteBuf> impl
         checksum = h.checksum();
         route = h.route();
         relayed = (h.flags() & FLAG_AUTHENTICATED_ACKS) != 0;
+        if (relayed && authenticated) {
+            ackSigner = new AckAuthenticator(receiver.handshake().sessionKey(h.senderNonce(), nonce));
+        }
         ctx.pipeline().get(FrameDecoder.class).authenticated();
         ctx.write(receiver.handshake().welcome(ctx.alloc(), admission.watermark(), ringName != null ? ringTargetOf(s) : -1,
                 ringName != null ? ringName : "", h.senderNonce(), nonce));
@@ -211,13 +217,18 @@ final class ReceiverConnection extends SimpleChannelInboundHandler<ByteBuf> impl
         }
     }
 
+    private ByteBuf ackFrame(io.netty.buffer.ByteBufAllocator alloc, long watermark) {
+        AckAuthenticator signer = ackSigner;
+        return signer == null ? Frames.ack(alloc, watermark) : Frames.ack(alloc, watermark, signer);
+    }
+
     // ------------------------------------------------------------------ InboundConnection
 
     @Override
     public void acknowledge(long watermark) {
         Channel ch = channel;
         if (ch != null && ch.isActive()) {
-            ch.writeAndFlush(Frames.ack(ch.alloc(), watermark), ch.voidPromise());
+            ch.writeAndFlush(ackFrame(ch.alloc(), watermark), ch.voidPromise());
             receiver.counters().onAcknowledgementSent();
         }
     }

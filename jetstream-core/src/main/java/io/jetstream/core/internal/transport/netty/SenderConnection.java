@@ -4,6 +4,7 @@ import static io.jetstream.core.internal.transport.protocol.ProtocolDescriptor.*
 
 import io.jetstream.core.api.ControlListener;
 import io.jetstream.core.internal.metrics.SenderCounters;
+import io.jetstream.core.internal.transport.handshake.AckAuthenticator;
 import io.jetstream.core.internal.transport.handshake.Handshake;
 import io.jetstream.core.internal.transport.outbound.Outbox;
 import io.jetstream.core.internal.transport.outbound.RecordAccumulator;
@@ -90,6 +91,8 @@ final class SenderConnection {
     private byte[] relaySenderNonce;
     /** Relay route: the relay proved the relay secret and forwards from now on. Event loop. */
     private boolean relayAccepted;
+    /** Verifies the ACKs of a relay route with a stream secret (HELLO flag authenticated-acks); null otherwise. Event loop. */
+    private AckAuthenticator ackVerifier;
     /** Frames read on the current channel (the route-stall check compares it between rounds). Event loop. */
     private long framesRead;
     /** Highest control sequence applied per tag (a later status is never overwritten by an earlier one). Event loop. */
@@ -276,6 +279,11 @@ final class SenderConnection {
         outbox.onRouteReady(offered, w.lastDelivered());
     }
 
+    /** A relay route with a stream secret asks for acknowledgements the relay cannot forge. */
+    private boolean authenticatedAcks() {
+        return relay != null && handshake.authenticates();
+    }
+
     private String via() {
         return relay == null ? "" : " through relay " + relay;
     }
@@ -362,12 +370,13 @@ final class SenderConnection {
                     }
                     Frames.Welcome w = Frames.readWelcome(frame);
                     handshake.verifyWelcome(w, senderNonce, receiverNonce);
+                    ackVerifier = authenticatedAcks() ? new AckAuthenticator(handshake.sessionKey(senderNonce, receiverNonce)) : null;
                     ctx.pipeline().get(FrameDecoder.class).authenticated();
                     onWelcome(ctx.channel(), w);
                 }
                 case ACK -> {
                     requireReady(type);
-                    outbox.onAck(Frames.readLongBody(frame, ACK));
+                    outbox.onAck(ackVerifier == null ? Frames.readLongBody(frame, ACK) : verifiedAck(frame));
                 }
                 case LATENCY -> {
                     requireReady(type);
@@ -454,8 +463,25 @@ final class SenderConnection {
             senderNonce = Handshake.newNonce();
             // Never the ring through a relay: the relay may share this host, the receiver does not.
             sameHost = relay == null && Arrays.equals(c.hostToken(), transport.hostToken);
-            ctx.writeAndFlush(handshake.hello(ctx.alloc(), hello.flags(), hello.epoch(), outbox.beginHandshake(index), index, count,
+            ctx.writeAndFlush(handshake.hello(ctx.alloc(), hello.flags() | (authenticatedAcks() ? FLAG_AUTHENTICATED_ACKS : 0),
+                    hello.epoch(), outbox.beginHandshake(index), index, count,
                     hello.peerId(), hello.streamId(), transport.hostToken, senderNonce, receiverNonce));
+        }
+
+        /** The watermark of an authenticated ACK, whose MAC a relay cannot forge. */
+        private long verifiedAck(ByteBuf frame) {
+            if (frame.readableBytes() != 1 + 8 + ACK_MAC_LENGTH) {
+                metrics.onRelayFailure();
+                throw new ProtocolException("ACK of " + frame.readableBytes() + " B through relay " + relay + "; an authenticated "
+                        + "ACK has " + (1 + 8 + ACK_MAC_LENGTH));
+            }
+            long watermark = frame.getLong(frame.readerIndex() + 1);
+            if (!ackVerifier.verify(watermark, frame, frame.readerIndex() + 1 + 8)) {
+                metrics.onRelayFailure();
+                throw new ProtocolException("ACK " + watermark + " through relay " + relay + " fails its MAC: forged or altered "
+                        + "on the way; closing the route");
+            }
+            return watermark;
         }
 
         private void requireReady(byte type) {

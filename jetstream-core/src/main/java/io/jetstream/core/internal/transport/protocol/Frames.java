@@ -212,6 +212,18 @@ public final class Frames {
         return finish(start(alloc, ACK, 8).writeLong(sequence));
     }
 
+    /** Appends the MAC of an authenticated ACK ({@code authenticated-acks}) to its frame. */
+    public interface AckSigner {
+        void sign(long watermark, ByteBuf frame);
+    }
+
+    /** An ACK followed by its {@link ProtocolDescriptor#ACK_MAC_LENGTH}-byte MAC. */
+    public static ByteBuf ack(ByteBufAllocator alloc, long sequence, AckSigner signer) {
+        ByteBuf b = start(alloc, ACK, 8 + ACK_MAC_LENGTH).writeLong(sequence);
+        signer.sign(sequence, b);
+        return finish(b);
+    }
+
     /** Nephele's channel latency of one tagged record, measured by the receiver. */
     public static ByteBuf latency(ByteBufAllocator alloc, long nanos) {
         return finish(start(alloc, LATENCY, 8).writeLong(nanos));
