@@ -18,7 +18,8 @@ package io.jetstream.core.internal.transport.protocol;
  *                             records: int target, int length, length bytes; at most one of them may be a
  *                             QoS tag (target {@link #TAG_TARGET}, 8 bytes: the wall-clock time in ns since
  *                             the epoch at which the record after it was emitted), neither counted nor delivered
- * ACK          server→client  long highest sequence delivered in order (cumulative)
+ * ACK          server→client  long highest sequence delivered in order (cumulative); with the HELLO flag
+ *                             authenticated-acks, then byte[16] truncated HMAC-SHA256(session key, "JSTM3 ACK" ‖ body)
  * CONTROL      server→client  long control sequence, int tag, int length, length bytes (back-pressure
  *                             status, load, ...); a sender applies a tag's sequences in increasing order only
  * PROBE        client→server  long probe id, padding
