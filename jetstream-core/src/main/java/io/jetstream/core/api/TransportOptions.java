@@ -173,9 +173,9 @@ public final class TransportOptions {
 
     public static final ConfigOption<Long> ROUTE_STALL_TIMEOUT_MS = ConfigOption.longOption(
             "transport.route-stall-timeout-ms", 5_000, 0, 3_600_000,
-            "A route that has sent a batch and received no frame for this long is closed as lost (a hung relay "
-                    + "or peer keeps its TCP connection open): its unacknowledged batches go to the other routes. "
-                    + "0: off.");
+            "A route through a relay that has sent a batch and received no frame for this long is closed as lost "
+                    + "(a hung relay keeps its TCP connections open): its unacknowledged batches go to the other routes. "
+                    + "Direct routes are not checked (a receiver blocked in delivery by its engine is not hung). 0: off.");
 
     public static final ConfigOption<Boolean> TLS_ENABLED = ConfigOption.booleanOption(
             "transport.tls.enabled", false,

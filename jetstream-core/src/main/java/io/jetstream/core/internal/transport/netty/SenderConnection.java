@@ -289,14 +289,17 @@ final class SenderConnection {
     }
 
     /**
-     * Closes {@code ch} as lost when its TCP route has written batches and no frame came back for
+     * On a relay route, closes {@code ch} as lost when its TCP route has written batches and no frame came back for
      * {@code transport.route-stall-timeout-ms} (a hung relay or peer keeps the connection open): its
      * batches then go to the other routes. Checked on the channel's event loop at a coarse period; the
      * route's only cost per batch is its write counter.
      */
     private void scheduleStallCheck(Channel ch, TcpRoute tcpRoute) {
         long timeout = transport.settings.routeStallTimeoutNanos();
-        if (timeout <= 0) {
+        if (timeout <= 0 || relay == null) {
+            // Direct routes are left alone: a receiver whose delivery callback blocks (an engine's own
+            // back-pressure, Storm's full receive queue) also sends nothing for a while, and closing its
+            // route would replay (or, best-effort, drop) what it is about to deliver.
             return;
         }
         long period = Math.max(TimeUnit.MILLISECONDS.toNanos(10), Math.min(timeout / 4, TimeUnit.SECONDS.toNanos(1)));
