@@ -147,6 +147,8 @@ public final class SendCommand implements Callable<Integer> {
         String maxRoutesKey = TransportConfiguration.PREFIX + "batch.max-routes";
         if (!via.isEmpty() && !jetstream.isSet(maxRoutesKey)) {
             overrides.put(maxRoutesKey, String.valueOf(1 + via.size()));
+        } else if (parallelDirect > 1 && !jetstream.isSet(maxRoutesKey)) {
+            overrides.put(maxRoutesKey, String.valueOf(parallelDirect)); // a list of addresses opens batch.max-routes routes
         }
         TransportSettings settings = jetstream.settings(overrides);
         if (recordSize > settings.maxFrameBytes() / 2) {
@@ -177,16 +179,9 @@ public final class SendCommand implements Callable<Integer> {
 
         WallClock clock = new WallClock();
         try (Transport transport = Transport.start(settings, peer)) {
-            OutboundStream stream;
-            try {
-                stream = parallelDirect > 1
-                        ? transport.openSender(streamId, java.util.Collections.nCopies(parallelDirect, to), ControlListener.NONE)
-                        : transport.openSender(streamId, routes, ControlListener.NONE);
-            } catch (UnsupportedOperationException e) {
-                spec.commandLine().getErr().println("error: --via " + String.join(",", via.stream().map(HostPort::toString).toList()) + ": this JetStream build cannot route through "
-                        + "relays (" + e.getMessage() + "); send without --via");
-                return 2;
-            }
+            OutboundStream stream = parallelDirect > 1
+                    ? transport.openSender(streamId, java.util.Collections.nCopies(parallelDirect, to), ControlListener.NONE)
+                    : transport.openSender(streamId, routes, ControlListener.NONE);
             long readyBy = System.nanoTime() + (long) (waitReadySeconds * 1e9);
             while (!stream.isReady() && System.nanoTime() < readyBy && stream.failure().isEmpty()) {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));

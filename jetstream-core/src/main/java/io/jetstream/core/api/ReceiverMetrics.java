@@ -31,6 +31,9 @@ public interface ReceiverMetrics {
     /** Connections closed for breaking the protocol (bad frames, lengths, checksums, targets, handshakes). */
     long protocolErrors();
 
+    /** BATCHes whose CRC32C did not match their records (corrupted in transit, by a relay say): each closed its connection. */
+    long checksumFailures();
+
     /** HELLOs whose authentication failed. */
     long authenticationFailures();
 

@@ -67,6 +67,15 @@ public interface SenderMetrics {
     /** Connection attempts that failed (refused, timed out, TLS handshake failed). */
     long connectFailures();
 
+    /**
+     * Relay routes a relay did not carry: it refused the relay secret, could not reach the receiver, or
+     * did not prove the relay secret itself, or an acknowledgement it forwarded failed its MAC.
+     */
+    long relayFailures();
+
+    /** Routes closed as lost because they had batches in flight and received nothing for {@code transport.route-stall-timeout-ms}. */
+    long routeStalls();
+
     /** Offers refused because the stream's memory (and journal) budget was full. */
     long backPressured();
 

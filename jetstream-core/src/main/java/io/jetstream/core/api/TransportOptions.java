@@ -154,7 +154,7 @@ public final class TransportOptions {
     public static final ConfigOption<Long> RELAY_CHOICE_INTERVAL_MS = ConfigOption.longOption(
             "transport.relay.choice-interval-ms", 2_000, 10, 3_600_000,
             "How often a stream whose relays are chosen by the ant colony (`StreamRoutes.RelayChoice.ANT_COLONY`) "
-                    + "measures its routes' read rates and chooses again which relays carry it (docs/cross-site-colony.md).");
+                    + "measures its routes' read rates and chooses again which relays carry it (docs/cross-site.md#choosing-relays-the-ant-colony).");
 
     public static final ConfigOption<Boolean> RING_ENABLED = ConfigOption.booleanOption(
             "transport.ring.enabled", true,
@@ -168,6 +168,19 @@ public final class TransportOptions {
                     + "that they know it (HMAC-SHA256 over every handshake field and both sides' nonces). Empty: no "
                     + "authentication, any peer that reaches the port may deliver. Engine adapters use the engine's "
                     + "own secret when its authentication is on. Read at start-up.");
+
+    public static final ConfigOption<String> RELAY_AUTH_SECRET_FILE = ConfigOption.optionalStringOption(
+            "transport.relay.auth.secret-file",
+            "File holding the relay secret (at least 16 bytes) a sender proves to the relays of its site, and "
+                    + "they to it, before a relay forwards a route (docs/cross-site.md). Required to open a stream "
+                    + "through relays; must differ from `transport.auth.secret-file`, so a relay cannot act as the "
+                    + "receiver. Read at start-up.");
+
+    public static final ConfigOption<Long> ROUTE_STALL_TIMEOUT_MS = ConfigOption.longOption(
+            "transport.route-stall-timeout-ms", 5_000, 0, 3_600_000,
+            "A route through a relay that has sent a batch and received no frame for this long is closed as lost "
+                    + "(a hung relay keeps its TCP connections open): its unacknowledged batches go to the other routes. "
+                    + "Direct routes are not checked (a receiver blocked in delivery by its engine is not hung). 0: off.");
 
     public static final ConfigOption<Boolean> TLS_ENABLED = ConfigOption.booleanOption(
             "transport.tls.enabled", false,
@@ -195,6 +208,7 @@ public final class TransportOptions {
             List.of(BIND_ADDRESS, IO, IO_THREADS, MAX_FRAME_BYTES, WINDOW_BYTES, MEMORY_BYTES, RELIABILITY, ORDERING,
                     JOURNAL_DIR, JOURNAL_MAX_BYTES, JOURNAL_SYNC, CHECKSUM, RING_ENABLED, CONNECT_TIMEOUT_MS,
                     HANDSHAKE_TIMEOUT_MS, MAX_CONNECTIONS, MAX_STREAMS, STREAM_IDLE_TIMEOUT_MS, RECONNECT_MIN_BACKOFF_MS,
-                    RECONNECT_MAX_BACKOFF_MS, SEND_TIMEOUT_MS, CLOSE_TIMEOUT_MS, RELAY_CHOICE_INTERVAL_MS, AUTH_SECRET_FILE, TLS_ENABLED,
+                    RECONNECT_MAX_BACKOFF_MS, SEND_TIMEOUT_MS, CLOSE_TIMEOUT_MS, AUTH_SECRET_FILE, RELAY_AUTH_SECRET_FILE,
+                    ROUTE_STALL_TIMEOUT_MS, RELAY_CHOICE_INTERVAL_MS, TLS_ENABLED,
                     TLS_KEY_STORE, TLS_KEY_STORE_PASSWORD, TLS_TRUST_STORE, TLS_TRUST_STORE_PASSWORD));
 }

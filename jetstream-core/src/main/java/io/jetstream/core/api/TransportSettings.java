@@ -47,6 +47,8 @@ public record TransportSettings(
         Optional<TlsSettings> tls,
         BatchSettings batch,
         QosSettings qos,
+        Optional<byte[]> relaySecret,
+        long routeStallTimeoutNanos,
         long relayChoiceIntervalNanos) {
 
     /** The option groups a transport reads: load a configuration with all of them. */
@@ -73,19 +75,13 @@ public record TransportSettings(
         if (journal.isPresent()) {
             JournalRuntime.check(config.keyOf(TransportOptions.JOURNAL_DIR), journal.get());
         }
-        Optional<byte[]> secret = optionalPath(config.get(TransportOptions.AUTH_SECRET_FILE)).map(p -> {
-            try {
-                byte[] s = Files.readAllBytes(p);
-                if (s.length < 16) {
-                    throw new InvalidConfigurationException(config.keyOf(TransportOptions.AUTH_SECRET_FILE), p,
-                            "the secret file holds " + s.length + " bytes; at least 16 are required");
-                }
-                return s;
-            } catch (IOException e) {
-                throw new InvalidConfigurationException(config.keyOf(TransportOptions.AUTH_SECRET_FILE), p,
-                        "cannot read the secret file: " + e);
-            }
-        });
+        Optional<byte[]> secret = readSecret(config, TransportOptions.AUTH_SECRET_FILE);
+        Optional<byte[]> relaySecret = readSecret(config, TransportOptions.RELAY_AUTH_SECRET_FILE);
+        if (secret.isPresent() && relaySecret.isPresent() && java.util.Arrays.equals(secret.get(), relaySecret.get())) {
+            throw new InvalidConfigurationException(config.keyOf(TransportOptions.RELAY_AUTH_SECRET_FILE),
+                    config.get(TransportOptions.RELAY_AUTH_SECRET_FILE), "the relay secret equals the stream secret ("
+                            + config.keyOf(TransportOptions.AUTH_SECRET_FILE) + "): a relay could act as the receiver");
+        }
         Optional<TlsSettings> tls = Optional.empty();
         if (config.get(TransportOptions.TLS_ENABLED)) {
             Optional<Path> keyStore = existing(config, TransportOptions.TLS_KEY_STORE.key(), config.get(TransportOptions.TLS_KEY_STORE));
@@ -125,7 +121,24 @@ public record TransportSettings(
                 tls,
                 BatchSettings.from(config),
                 QosSettings.from(config),
+                relaySecret,
+                ms(config.get(TransportOptions.ROUTE_STALL_TIMEOUT_MS)),
                 ms(config.get(TransportOptions.RELAY_CHOICE_INTERVAL_MS)));
+    }
+
+    private static Optional<byte[]> readSecret(JetStreamConfig config, io.jetstream.core.config.ConfigOption<String> option) {
+        return optionalPath(config.get(option)).map(p -> {
+            try {
+                byte[] s = Files.readAllBytes(p);
+                if (s.length < 16) {
+                    throw new InvalidConfigurationException(config.keyOf(option), p,
+                            "the secret file holds " + s.length + " bytes; at least 16 are required");
+                }
+                return s;
+            } catch (IOException e) {
+                throw new InvalidConfigurationException(config.keyOf(option), p, "cannot read the secret file: " + e);
+            }
+        });
     }
 
     /**
@@ -133,10 +146,14 @@ public record TransportSettings(
      * own secret to the transport when the engine's authentication is on.
      */
     public TransportSettings withSecret(byte[] secret) {
+        if (relaySecret.isPresent() && java.util.Arrays.equals(secret, relaySecret.get())) {
+            throw new IllegalArgumentException("the stream secret equals transport.relay.auth.secret-file's: a relay could act "
+                    + "as the receiver");
+        }
         return new TransportSettings(bindAddress, io, ioThreads, maxFrameBytes, windowBytes, memoryBytes, reliability, ordering,
                 journalDir, journalMaxBytes, journalSync, checksum, ring, connectTimeoutNanos, handshakeTimeoutNanos, maxConnections,
                 maxStreams, streamIdleTimeoutNanos, reconnectMinBackoffNanos, reconnectMaxBackoffNanos, sendTimeoutNanos,
-                closeTimeoutNanos, Optional.of(secret.clone()), tls, batch, qos, relayChoiceIntervalNanos);
+                closeTimeoutNanos, Optional.of(secret.clone()), tls, batch, qos, relaySecret, routeStallTimeoutNanos, relayChoiceIntervalNanos);
     }
 
     /** These settings with streams closing within {@code nanos} (an engine's own flush timeout). */
@@ -144,7 +161,7 @@ public record TransportSettings(
         return new TransportSettings(bindAddress, io, ioThreads, maxFrameBytes, windowBytes, memoryBytes, reliability, ordering,
                 journalDir, journalMaxBytes, journalSync, checksum, ring, connectTimeoutNanos, handshakeTimeoutNanos, maxConnections,
                 maxStreams, streamIdleTimeoutNanos, reconnectMinBackoffNanos, reconnectMaxBackoffNanos, sendTimeoutNanos, nanos,
-                secret, tls, batch, qos, relayChoiceIntervalNanos);
+                secret, tls, batch, qos, relaySecret, routeStallTimeoutNanos, relayChoiceIntervalNanos);
     }
 
     private static Optional<Path> existing(JetStreamConfig config, String relativeKey, String value) {

@@ -2,6 +2,7 @@ package io.jetstream.core.config;
 
 import io.jetstream.core.api.BatchOptions;
 import io.jetstream.core.api.QosOptions;
+import io.jetstream.core.api.RelayOptions;
 import io.jetstream.core.api.TransportOptions;
 import io.jetstream.core.ring.RingOptions;
 import org.junit.jupiter.api.Test;
@@ -20,5 +21,8 @@ class ConfigurationDocsTest {
                 "core-qos", ConfigurationDocs.render(ConfigScope.STORM, SCOPE_NOTE, QosOptions.GROUP));
         ConfigurationDocsCheck.checkSection(
                 "core-transport", ConfigurationDocs.render(ConfigScope.STORM, SCOPE_NOTE, TransportOptions.GROUP));
+        ConfigurationDocsCheck.checkSection(
+                "core-relay", ConfigurationDocs.render(ConfigScope.STANDALONE, "the relay process (bin/jetstream-relay)",
+                        RelayOptions.GROUP));
     }
 }

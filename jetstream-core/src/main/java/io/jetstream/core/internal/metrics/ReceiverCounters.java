@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ReceiverCounters implements ReceiverMetrics {
     private final AtomicLong connectionsAccepted = new AtomicLong();
     private final AtomicLong protocolErrors = new AtomicLong();
+    private final AtomicLong checksumFailures = new AtomicLong();
     private final AtomicLong authenticationFailures = new AtomicLong();
     private final AtomicLong batchesReceived = new AtomicLong();
     private final AtomicLong batchesDelivered = new AtomicLong();
@@ -29,6 +30,15 @@ public final class ReceiverCounters implements ReceiverMetrics {
 
     public void onConnection() {
         connectionsAccepted.incrementAndGet();
+    }
+
+    public void onChecksumFailure() {
+        checksumFailures.incrementAndGet();
+    }
+
+    @Override
+    public long checksumFailures() {
+        return checksumFailures.get();
     }
 
     public void onProtocolError() {
@@ -154,6 +164,7 @@ public final class ReceiverCounters implements ReceiverMetrics {
         Map<String, Long> m = new LinkedHashMap<>();
         m.put("connections-accepted", connectionsAccepted());
         m.put("protocol-errors", protocolErrors());
+        m.put("checksum-failures", checksumFailures());
         m.put("authentication-failures", authenticationFailures());
         m.put("batches-received", batchesReceived());
         m.put("batches-delivered", batchesDelivered());

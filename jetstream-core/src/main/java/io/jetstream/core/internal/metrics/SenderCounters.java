@@ -28,6 +28,8 @@ public final class SenderCounters implements SenderMetrics {
     private final AtomicLong batchesDropped = new AtomicLong();
     private final AtomicLong reconnects = new AtomicLong();
     private final AtomicLong connectFailures = new AtomicLong();
+    private final AtomicLong relayFailures = new AtomicLong();
+    private final AtomicLong routeStalls = new AtomicLong();
     private final AtomicLong backPressured = new AtomicLong();
     private final AtomicLong probes = new AtomicLong();
     private final AtomicLong lastBatchRecords = new AtomicLong();
@@ -214,6 +216,24 @@ public final class SenderCounters implements SenderMetrics {
     }
 
     @Override
+    public long relayFailures() {
+        return relayFailures.get();
+    }
+
+    @Override
+    public long routeStalls() {
+        return routeStalls.get();
+    }
+
+    public void onRelayFailure() {
+        relayFailures.incrementAndGet();
+    }
+
+    public void onRouteStall() {
+        routeStalls.incrementAndGet();
+    }
+
+    @Override
     public long connectFailures() {
         return connectFailures.get();
     }
@@ -270,6 +290,8 @@ public final class SenderCounters implements SenderMetrics {
         m.put("batches-dropped", batchesDropped.get());
         m.put("reconnects", reconnects());
         m.put("connect-failures", connectFailures());
+        m.put("relay-failures", relayFailures());
+        m.put("route-stalls", routeStalls());
         m.put("back-pressured", backPressured());
         m.put("probes", probes.get());
         m.put("last-batch-records", lastBatchRecords.get());

@@ -21,6 +21,7 @@ import java.security.SecureRandom;
 public final class Handshake {
     private static final String HELLO_LABEL = "JSTM3 HELLO";
     private static final String WELCOME_LABEL = "JSTM3 WELCOME";
+    private static final String SESSION_LABEL = "JSTM3 SESSION";
     private static final SecureRandom NONCES = new SecureRandom();
     private static final byte[] NO_MAC = new byte[0];
 
@@ -40,6 +41,14 @@ public final class Handshake {
         byte[] nonce = new byte[ProtocolDescriptor.NONCE_LENGTH];
         NONCES.nextBytes(nonce);
         return nonce;
+    }
+
+    /**
+     * The key of a connection's authenticated acknowledgements: HMAC-SHA256(secret, "JSTM3 SESSION" ‖
+     * sender nonce ‖ receiver nonce); null without a secret.
+     */
+    public byte[] sessionKey(byte[] senderNonce, byte[] receiverNonce) {
+        return secret == null ? null : secret.mac(SESSION_LABEL, Unpooled.EMPTY_BUFFER, senderNonce, receiverNonce);
     }
 
     /** The sender's HELLO answering {@code receiverNonce}. */

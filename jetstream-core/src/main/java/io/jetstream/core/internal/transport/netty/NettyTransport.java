@@ -5,11 +5,11 @@ import io.jetstream.core.api.DeliveryHandler;
 import io.jetstream.core.api.SequenceStore;
 import io.jetstream.core.api.StreamRoutes;
 import io.jetstream.core.api.Transport;
-import io.jetstream.core.api.TransportOptions.Io;
 import io.jetstream.core.api.TransportSettings;
 import io.jetstream.core.internal.qos.QosListener;
 import io.jetstream.core.internal.qos.QosService;
 import io.jetstream.core.internal.transport.handshake.Handshake;
+import io.jetstream.core.internal.transport.handshake.RelayAuthentication;
 import io.jetstream.core.internal.transport.handshake.HostIdentity;
 import io.jetstream.core.internal.transport.handshake.SharedSecret;
 import io.jetstream.core.internal.transport.outbound.DeadlineFlusher;
@@ -17,16 +17,8 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -60,6 +52,8 @@ public final class NettyTransport implements Transport {
     final TlsContexts tls;
     /** The handshake of every connection: mutual authentication when a shared secret is configured. */
     final Handshake handshake;
+    /** The handshake with relays ({@code transport.relay.auth.secret-file}); null without a relay secret. */
+    final RelayAuthentication relayAuth;
     final DeadlineFlusher flusher;
     /** Nephele's output-buffer adaptation of this transport's sending streams; null without a latency bound. */
     final QosService qos;
@@ -89,24 +83,15 @@ public final class NettyTransport implements Transport {
         this.peerId = peerId;
         this.hostToken = hostToken.clone();
         this.nanoClock = nanoClock;
-        boolean epoll = switch (settings.io()) {
-            case EPOLL -> {
-                if (!Epoll.isAvailable()) {
-                    throw new IllegalStateException("transport.io is epoll but the native library is unavailable: "
-                            + Epoll.unavailabilityCause());
-                }
-                yield true;
-            }
-            case AUTO -> Epoll.isAvailable();
-            case NIO -> false;
-        };
-        IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        IoSelection io = IoSelection.of(settings.io());
+        boolean epoll = io.epoll();
         this.group = new MultiThreadIoEventLoopGroup(settings.ioThreads(),
-                new DefaultThreadFactory("jetstream-io-" + peerId.replaceAll("[^A-Za-z0-9._-]", "_"), true), factory);
-        this.channelClass = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
-        this.serverChannelClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+                new DefaultThreadFactory("jetstream-io-" + peerId.replaceAll("[^A-Za-z0-9._-]", "_"), true), io.factory());
+        this.channelClass = io.channelClass();
+        this.serverChannelClass = io.serverChannelClass();
         this.tls = new TlsContexts(settings.tls());
         this.handshake = new Handshake(settings.secret().map(SharedSecret::new).orElse(null));
+        this.relayAuth = settings.relaySecret().map(RelayAuthentication::new).orElse(null);
         this.flusher = new DeadlineFlusher(nanoClock, peerId.replaceAll("[^A-Za-z0-9._-]", "_"));
         if (settings.qos().enabled()) {
             this.qos = new QosService(settings.qos(), QosListener.NONE, nanoClock);
@@ -154,12 +139,30 @@ public final class NettyTransport implements Transport {
         return s;
     }
 
+    /**
+     * A stream over the direct route 0 and route {@code i} through relay {@code i - 1} (same TLS and
+     * end-to-end authentication as a direct stream; relays authenticated with the relay secret).
+     *
+     * @throws IllegalStateException with relays and no {@code transport.relay.auth.secret-file}
+     */
     @Override
     public StreamSender openSender(String streamId, StreamRoutes routes, ControlListener controls) {
-        if (!routes.relays().isEmpty()) {
-            throw new UnsupportedOperationException("routes through relays are being built (issue 41)");
+        if (routes.relays().isEmpty()) {
+            return openSender(streamId, routes.receiver(), controls);
         }
-        return openSender(streamId, routes.receiver(), controls);
+        checkOpen();
+        if (relayAuth == null) {
+            throw new IllegalStateException("stream " + streamId + " goes through relays " + routes.relays()
+                    + " but transport.relay.auth.secret-file is not set: a sender proves the relay secret to its relays");
+        }
+        if (settings.tls().isPresent() && tls.client.isEmpty()) {
+            throw new IllegalStateException("TLS is enabled but transport.tls.trust-store is not set: a sender needs it to verify "
+                    + "receivers and relays, and never falls back to plaintext");
+        }
+        StreamSender s = new StreamSender(this, streamId, java.util.List.of(routes.receiver()), routes, controls);
+        senders.add(s);
+        s.start();
+        return s;
     }
 
     /**

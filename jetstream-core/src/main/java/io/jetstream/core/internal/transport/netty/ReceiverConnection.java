@@ -2,11 +2,13 @@ package io.jetstream.core.internal.transport.netty;
 
 import static io.jetstream.core.internal.transport.protocol.ProtocolDescriptor.*;
 
+import io.jetstream.core.internal.transport.handshake.AckAuthenticator;
 import io.jetstream.core.internal.transport.handshake.Handshake;
 import io.jetstream.core.internal.transport.inbound.InboundConnection;
 import io.jetstream.core.internal.transport.inbound.InboundStream;
 import io.jetstream.core.internal.transport.inbound.StreamRegistry;
 import io.jetstream.core.internal.transport.protocol.BatchFrameReader;
+import io.jetstream.core.internal.transport.protocol.ChecksumMismatchException;
 import io.jetstream.core.internal.transport.protocol.FrameDecoder;
 import io.jetstream.core.internal.transport.protocol.Frames;
 import io.jetstream.core.internal.transport.protocol.ProtocolException;
@@ -44,6 +46,12 @@ final class ReceiverConnection extends SimpleChannelInboundHandler<ByteBuf> impl
     private volatile Channel channel;
     private InboundStream stream;
     private boolean checksum;
+    /** The route of the stream this connection carries (its HELLO's), -1 before it; for messages. */
+    private int route = -1;
+    /** Whether the HELLO asked for authenticated acknowledgements (it came through a relay). */
+    private boolean relayed;
+    /** Signs this connection's ACKs when its HELLO asked for it (through a relay, with a secret); else null. */
+    private volatile AckAuthenticator ackSigner;
     private boolean counted;
     private volatile String tlsSession = "";
 
@@ -97,7 +105,7 @@ final class ReceiverConnection extends SimpleChannelInboundHandler<ByteBuf> impl
                         frame.readerIndex());
                 // One per batch: their timing is the sender's measure of the drain under backlog. The
                 // flush consolidation handler makes the acknowledgements of one read burst one write.
-                ctx.writeAndFlush(Frames.ack(ctx.alloc(), ack), ctx.voidPromise());
+                ctx.writeAndFlush(ackFrame(ctx.alloc(), ack), ctx.voidPromise());
                 receiver.counters().onAcknowledgementSent();
             }
             case PROBE -> ctx.writeAndFlush(Frames.probeAck(ctx.alloc(), Frames.readLongBody(frame, PROBE)), ctx.voidPromise());
@@ -124,6 +132,11 @@ final class ReceiverConnection extends SimpleChannelInboundHandler<ByteBuf> impl
         InboundStream s = admission.stream();
         stream = s;
         checksum = h.checksum();
+        route = h.route();
+        relayed = (h.flags() & FLAG_AUTHENTICATED_ACKS) != 0;
+        if (relayed && authenticated) {
+            ackSigner = new AckAuthenticator(receiver.handshake().sessionKey(h.senderNonce(), nonce));
+        }
         ctx.pipeline().get(FrameDecoder.class).authenticated();
         ctx.write(receiver.handshake().welcome(ctx.alloc(), admission.watermark(), ringName != null ? ringTargetOf(s) : -1,
                 ringName != null ? ringName : "", h.senderNonce(), nonce));
@@ -176,7 +189,11 @@ final class ReceiverConnection extends SimpleChannelInboundHandler<ByteBuf> impl
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         Throwable c = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
-        if (c instanceof ProtocolException || cause instanceof DecoderException) {
+        if (c instanceof ChecksumMismatchException) {
+            receiver.counters().onChecksumFailure();
+            refuse(ctx, c.getMessage() + " (route " + (route < 0 ? "?" : route) + " from " + ctx.channel().remoteAddress()
+                    + (relayed ? ", through a relay" : "") + ")");
+        } else if (c instanceof ProtocolException || cause instanceof DecoderException) {
             refuse(ctx, c instanceof ProtocolException ? c.getMessage() : c.toString());
         } else if (stream != null && !(c instanceof IOException)) {
             stream.onDeliveryFailed(c, ctx.channel().remoteAddress()); // not the connection: the stream's handler threw
@@ -200,13 +217,18 @@ final class ReceiverConnection extends SimpleChannelInboundHandler<ByteBuf> impl
         }
     }
 
+    private ByteBuf ackFrame(io.netty.buffer.ByteBufAllocator alloc, long watermark) {
+        AckAuthenticator signer = ackSigner;
+        return signer == null ? Frames.ack(alloc, watermark) : Frames.ack(alloc, watermark, signer);
+    }
+
     // ------------------------------------------------------------------ InboundConnection
 
     @Override
     public void acknowledge(long watermark) {
         Channel ch = channel;
         if (ch != null && ch.isActive()) {
-            ch.writeAndFlush(Frames.ack(ch.alloc(), watermark), ch.voidPromise());
+            ch.writeAndFlush(ackFrame(ch.alloc(), watermark), ch.voidPromise());
             receiver.counters().onAcknowledgementSent();
         }
     }

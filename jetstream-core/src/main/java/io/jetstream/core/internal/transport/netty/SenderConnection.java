@@ -4,6 +4,7 @@ import static io.jetstream.core.internal.transport.protocol.ProtocolDescriptor.*
 
 import io.jetstream.core.api.ControlListener;
 import io.jetstream.core.internal.metrics.SenderCounters;
+import io.jetstream.core.internal.transport.handshake.AckAuthenticator;
 import io.jetstream.core.internal.transport.handshake.Handshake;
 import io.jetstream.core.internal.transport.outbound.Outbox;
 import io.jetstream.core.internal.transport.outbound.RecordAccumulator;
@@ -61,6 +62,10 @@ final class SenderConnection {
     private final int index;
     private final int count;
     private final InetSocketAddress remote;
+    /** The relay this route goes through, or null for a direct route. */
+    private final InetSocketAddress relay;
+    /** Where the connection goes: the relay, or the receiver. */
+    private final InetSocketAddress connectTo;
     private final NettyTransport transport;
     private final Handshake handshake;
     private final Outbox outbox;
@@ -81,6 +86,15 @@ final class SenderConnection {
     private volatile String tlsSession = "";
     private byte[] receiverNonce;
     private byte[] senderNonce;
+    /** Relay route: the relay's CHALLENGE nonce and this side's RELAY_REQUEST nonce; null before. Event loop. */
+    private byte[] relayNonce;
+    private byte[] relaySenderNonce;
+    /** Relay route: the relay proved the relay secret and forwards from now on. Event loop. */
+    private boolean relayAccepted;
+    /** Verifies the ACKs of a relay route with a stream secret (HELLO flag authenticated-acks); null otherwise. Event loop. */
+    private AckAuthenticator ackVerifier;
+    /** Frames read on the current channel (the route-stall check compares it between rounds). Event loop. */
+    private long framesRead;
     /** Highest control sequence applied per tag (a later status is never overwritten by an earlier one). Event loop. */
     private final Map<Integer, Long> controlSequences = new HashMap<>();
     private final ReconnectBackoff backoff;
@@ -92,11 +106,24 @@ final class SenderConnection {
 
     SenderConnection(NettyTransport transport, String stream, int index, int count, InetSocketAddress remote, Outbox outbox,
             RecordAccumulator accumulator, SenderCounters metrics, ControlListener controls, HelloFields hello) {
+        this(transport, stream, index, count, remote, null, outbox, accumulator, metrics, controls, hello);
+    }
+
+    /** A route to {@code remote} through {@code relay} (null: direct). */
+    SenderConnection(NettyTransport transport, String stream, int index, int count, InetSocketAddress remote,
+            InetSocketAddress relay, Outbox outbox, RecordAccumulator accumulator, SenderCounters metrics, ControlListener controls,
+            HelloFields hello) {
         this.transport = transport;
         this.stream = stream;
         this.index = index;
         this.count = count;
         this.remote = remote;
+        this.relay = relay;
+        this.connectTo = relay != null ? relay : remote;
+        if (relay != null && transport.relayAuth == null) {
+            throw new IllegalStateException("stream " + stream + " route " + index + " goes through relay " + relay
+                    + " but transport.relay.auth.secret-file is not set");
+        }
         this.handshake = transport.handshake;
         this.outbox = outbox;
         this.accumulator = accumulator;
@@ -116,7 +143,7 @@ final class SenderConnection {
                     @Override
                     protected void initChannel(Channel ch) {
                         transport.tls.client.ifPresent(ssl -> ch.pipeline().addLast(
-                                ssl.newHandler(ch.alloc(), remote.getHostString(), remote.getPort())));
+                                ssl.newHandler(ch.alloc(), connectTo.getHostString(), connectTo.getPort())));
                         ch.pipeline().addLast(new FlushConsolidationHandler(64, true));
                         ch.pipeline().addLast(new FrameDecoder(MAX_RECEIVER_FRAME_LENGTH));
                         ch.pipeline().addLast(new Handler());
@@ -156,7 +183,8 @@ final class SenderConnection {
                 onConnectFailed(ch, r.cause());
                 return;
             }
-            InetSocketAddress target = remote.isUnresolved() ? new InetSocketAddress(remote.getHostString(), remote.getPort()) : remote;
+            InetSocketAddress target = connectTo.isUnresolved()
+                    ? new InetSocketAddress(connectTo.getHostString(), connectTo.getPort()) : connectTo;
             ch.connect(target).addListener(done -> {
                 if (!done.isSuccess()) {
                     onConnectFailed(ch, done.cause());
@@ -164,8 +192,8 @@ final class SenderConnection {
                 }
                 ch.eventLoop().schedule(() -> {
                     if ((ch != channel || route == null) && ch.isActive()) {
-                        LOG.warn("Stream {} route {}: no WELCOME from {} within transport.handshake-timeout-ms; closing", stream,
-                                index, remote);
+                        LOG.warn("Stream {} route {}: no WELCOME from {}{} within transport.handshake-timeout-ms; closing", stream,
+                                index, remote, via());
                         ch.close();
                     }
                 }, transport.settings.handshakeTimeoutNanos(), TimeUnit.NANOSECONDS);
@@ -175,7 +203,7 @@ final class SenderConnection {
 
     private void onConnectFailed(Channel ch, Throwable cause) {
         metrics.onConnectFailure();
-        LOG.debug("Stream {} route {}: connect to {} failed: {}", stream, index, remote, cause.toString());
+        LOG.debug("Stream {} route {}: connect to {} failed: {}", stream, index, connectTo, cause.toString());
         ch.close();
         scheduleReconnect(ch, true);
     }
@@ -226,7 +254,7 @@ final class SenderConnection {
         tcp = tcpRoute;
         Route offered = tcpRoute;
         Optional<RingSettings> ringSettings = transport.settings.ring();
-        if (!w.ringName().isEmpty() && sameHost && ringSettings.isPresent()) {
+        if (relay == null && !w.ringName().isEmpty() && sameHost && ringSettings.isPresent()) {
             try {
                 RingProducer producer = RingProducer.attach(ringSettings.get(), w.ringName());
                 RingRoute ring = new RingRoute(producer, w.ringTarget(), tcpRoute, metrics,
@@ -244,10 +272,64 @@ final class SenderConnection {
             metrics.onReconnect();
         }
         everConnected = true;
-        LOG.info("Stream {} route {}/{} ready (receiver {} delivered up to {}, same host: {}, data over {}{})", stream, index, count,
-                remote, w.lastDelivered(), sameHost, offered instanceof RingRoute ? "the shared-memory ring " + w.ringName() : "TCP",
+        scheduleStallCheck(ch, tcpRoute);
+        LOG.info("Stream {} route {}/{} ready (receiver {}{} delivered up to {}, same host: {}, data over {}{})", stream, index,
+                count, remote, via(), w.lastDelivered(), sameHost, offered instanceof RingRoute ? "the shared-memory ring " + w.ringName() : "TCP",
                 tlsSession.isEmpty() ? "" : ", TLS " + tlsSession);
         outbox.onRouteReady(offered, w.lastDelivered());
+    }
+
+    /** A relay route with a stream secret asks for acknowledgements the relay cannot forge. */
+    private boolean authenticatedAcks() {
+        return relay != null && handshake.authenticates();
+    }
+
+    private String via() {
+        return relay == null ? "" : " through relay " + relay;
+    }
+
+    /**
+     * On a relay route, closes {@code ch} as lost when its TCP route has written batches and no frame came back for
+     * {@code transport.route-stall-timeout-ms} (a hung relay or peer keeps the connection open): its
+     * batches then go to the other routes. Checked on the channel's event loop at a coarse period; the
+     * route's only cost per batch is its write counter.
+     */
+    private void scheduleStallCheck(Channel ch, TcpRoute tcpRoute) {
+        long timeout = transport.settings.routeStallTimeoutNanos();
+        if (timeout <= 0 || relay == null) {
+            // Direct routes are left alone: a receiver whose delivery callback blocks (an engine's own
+            // back-pressure, Storm's full receive queue) also sends nothing for a while, and closing its
+            // route would replay (or, best-effort, drop) what it is about to deliver.
+            return;
+        }
+        long period = Math.max(TimeUnit.MILLISECONDS.toNanos(10), Math.min(timeout / 4, TimeUnit.SECONDS.toNanos(1)));
+        long[] state = {framesRead, tcpRoute.batchesWritten(), transport.nanoClock.getAsLong()}; // frames, writes answered, since
+        java.util.concurrent.Future<?>[] schedule = new java.util.concurrent.Future<?>[1];
+        schedule[0] = ch.eventLoop().scheduleWithFixedDelay(new Runnable() {
+            @Override
+            public void run() {
+                if (!ch.isActive() || ch != channel) {
+                    schedule[0].cancel(false);
+                    return;
+                }
+                long now = transport.nanoClock.getAsLong();
+                long written = tcpRoute.batchesWritten();
+                if (framesRead != state[0] || written == state[1]) {
+                    state[0] = framesRead; // progress, or nothing unanswered: the stall clock starts now
+                    state[1] = written;
+                    state[2] = now;
+                    return;
+                }
+                if (now - state[2] >= timeout) {
+                    metrics.onRouteStall();
+                    LOG.warn("Stream {} route {} to {}{}: {} batches sent and no frame received for {} ms "
+                            + "(transport.route-stall-timeout-ms); closing it as lost, its batches go to the other routes",
+                            stream, index, remote, via(), written - state[1], TimeUnit.NANOSECONDS.toMillis(now - state[2]));
+                    schedule[0].cancel(false);
+                    ch.close();
+                }
+            }
+        }, period, period, TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -278,6 +360,11 @@ final class SenderConnection {
                 return;
             }
             byte type = frame.getByte(frame.readerIndex());
+            framesRead++;
+            if (relay != null && !relayAccepted) {
+                onRelayFrame(ctx, type, frame);
+                return;
+            }
             switch (type) {
                 case CHALLENGE -> onChallenge(ctx, Frames.readChallenge(frame));
                 case WELCOME -> {
@@ -286,12 +373,13 @@ final class SenderConnection {
                     }
                     Frames.Welcome w = Frames.readWelcome(frame);
                     handshake.verifyWelcome(w, senderNonce, receiverNonce);
+                    ackVerifier = authenticatedAcks() ? new AckAuthenticator(handshake.sessionKey(senderNonce, receiverNonce)) : null;
                     ctx.pipeline().get(FrameDecoder.class).authenticated();
                     onWelcome(ctx.channel(), w);
                 }
                 case ACK -> {
                     requireReady(type);
-                    outbox.onAck(Frames.readLongBody(frame, ACK));
+                    outbox.onAck(ackVerifier == null ? Frames.readLongBody(frame, ACK) : verifiedAck(frame));
                 }
                 case LATENCY -> {
                     requireReady(type);
@@ -324,11 +412,49 @@ final class SenderConnection {
                     onRingLost(ctx.channel(), f.lastDelivered(), "the receiver reports: " + f.reason());
                 }
                 case ERROR -> {
-                    LOG.error("Stream {} route {}: the receiver {} refused the connection: {}", stream, index, remote,
+                    LOG.error("Stream {} route {}: the receiver {}{} refused the connection: {}", stream, index, remote, via(),
                             Frames.readError(frame));
                     ctx.close();
                 }
                 default -> throw new ProtocolException("unexpected " + typeName(type) + " from a receiver");
+            }
+        }
+
+        /**
+         * The relay's part of a relay route: its CHALLENGE is answered by RELAY_REQUEST, its
+         * RELAY_ACCEPTED checked; an ERROR (wrong secret, destination unreachable) fails the route,
+         * which retries with its back-off while the stream goes on over its other routes.
+         */
+        private void onRelayFrame(ChannelHandlerContext ctx, byte type, ByteBuf frame) {
+            switch (type) {
+                case CHALLENGE -> {
+                    if (relayNonce != null) {
+                        throw new ProtocolException("second CHALLENGE from relay " + relay + " before RELAY_ACCEPTED");
+                    }
+                    relayNonce = Frames.readChallenge(frame).nonce();
+                    relaySenderNonce = Handshake.newNonce();
+                    ctx.writeAndFlush(transport.relayAuth.request(ctx.alloc(), remote.getHostString(), remote.getPort(),
+                            hello.peerId() + "/" + hello.streamId(), relaySenderNonce, relayNonce));
+                }
+                case RELAY_ACCEPTED -> {
+                    if (relayNonce == null) {
+                        throw new ProtocolException("RELAY_ACCEPTED before the relay's CHALLENGE");
+                    }
+                    if (!transport.relayAuth.verifyAccepted(Frames.readRelayAccepted(frame), relaySenderNonce, relayNonce)) {
+                        metrics.onRelayFailure();
+                        throw new ProtocolException("relay " + relay + " did not prove the relay secret "
+                                + "(transport.relay.auth.secret-file differs): not forwarding through it");
+                    }
+                    relayAccepted = true; // from now on the receiver speaks, through the relay
+                }
+                case ERROR -> {
+                    metrics.onRelayFailure();
+                    LOG.warn("Stream {} route {}: relay {} does not forward to {}: {}; retrying with back-off, the stream goes "
+                            + "on over its other routes", stream, index, relay, remote, Frames.readError(frame));
+                    ctx.close();
+                }
+                default -> throw new ProtocolException("unexpected " + typeName(type) + " from relay " + relay
+                        + " before RELAY_ACCEPTED");
             }
         }
 
@@ -338,9 +464,27 @@ final class SenderConnection {
             }
             receiverNonce = c.nonce();
             senderNonce = Handshake.newNonce();
-            sameHost = Arrays.equals(c.hostToken(), transport.hostToken);
-            ctx.writeAndFlush(handshake.hello(ctx.alloc(), hello.flags(), hello.epoch(), outbox.beginHandshake(index), index, count,
+            // Never the ring through a relay: the relay may share this host, the receiver does not.
+            sameHost = relay == null && Arrays.equals(c.hostToken(), transport.hostToken);
+            ctx.writeAndFlush(handshake.hello(ctx.alloc(), hello.flags() | (authenticatedAcks() ? FLAG_AUTHENTICATED_ACKS : 0),
+                    hello.epoch(), outbox.beginHandshake(index), index, count,
                     hello.peerId(), hello.streamId(), transport.hostToken, senderNonce, receiverNonce));
+        }
+
+        /** The watermark of an authenticated ACK, whose MAC a relay cannot forge. */
+        private long verifiedAck(ByteBuf frame) {
+            if (frame.readableBytes() != 1 + 8 + ACK_MAC_LENGTH) {
+                metrics.onRelayFailure();
+                throw new ProtocolException("ACK of " + frame.readableBytes() + " B through relay " + relay + "; an authenticated "
+                        + "ACK has " + (1 + 8 + ACK_MAC_LENGTH));
+            }
+            long watermark = frame.getLong(frame.readerIndex() + 1);
+            if (!ackVerifier.verify(watermark, frame, frame.readerIndex() + 1 + 8)) {
+                metrics.onRelayFailure();
+                throw new ProtocolException("ACK " + watermark + " through relay " + relay + " fails its MAC: forged or altered "
+                        + "on the way; closing the route");
+            }
+            return watermark;
         }
 
         private void requireReady(byte type) {
@@ -373,9 +517,11 @@ final class SenderConnection {
             route = null;
             tcp = null;
             receiverNonce = null;
+            relayNonce = null;
+            relayAccepted = false;
             controlSequences.clear();
             if (lost != null) {
-                LOG.warn("Stream {} route {}: connection to {} lost", stream, index, remote);
+                LOG.warn("Stream {} route {}: connection to {}{} lost", stream, index, remote, via());
             }
             outbox.onRouteLost(index, lost);
             if (lost instanceof RingRoute ring) {
@@ -389,8 +535,8 @@ final class SenderConnection {
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             Throwable c = cause.getCause() instanceof ProtocolException ? cause.getCause() : cause;
             if (c instanceof ProtocolException) {
-                LOG.error("Stream {} route {}: protocol error from {}, closing: {}", stream, index, ctx.channel().remoteAddress(),
-                        c.getMessage());
+                LOG.error("Stream {} route {}: protocol error from {}{}, closing: {}", stream, index, ctx.channel().remoteAddress(),
+                        relay != null ? " (relay " + relay + " to " + remote + ")" : "", c.getMessage());
             } else if (ctx.channel().isOpen()) {
                 LOG.warn("Stream {} route {}: {}; closing", stream, index, c.toString());
             }

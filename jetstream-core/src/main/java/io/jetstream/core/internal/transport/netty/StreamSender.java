@@ -10,6 +10,7 @@ import io.jetstream.core.api.ControlListener;
 import io.jetstream.core.api.OutboundStream;
 import io.jetstream.core.api.SenderMetrics;
 import io.jetstream.core.api.StreamRecovery;
+import io.jetstream.core.api.StreamRoutes;
 import io.jetstream.core.api.TransportOptions.Reliability;
 import io.jetstream.core.api.TransportSettings;
 import io.jetstream.core.internal.metrics.AdaptiveControlGauges;
@@ -69,10 +70,22 @@ public final class StreamSender implements OutboundStream, DeadlineFlusher.Clien
     private volatile boolean closed;
 
     StreamSender(NettyTransport transport, String streamId, List<InetSocketAddress> remotes, ControlListener controls) {
+        this(transport, streamId, remotes, null, controls);
+    }
+
+    /**
+     * A stream to {@code routes.receiver()} over the direct route 0 and route {@code i} through relay
+     * {@code routes.relays().get(i - 1)}; with {@code routes} null, {@code batch.max-routes} routes to
+     * {@code remotes[i % size]}.
+     */
+    StreamSender(NettyTransport transport, String streamId, List<InetSocketAddress> remotes, StreamRoutes routes,
+            ControlListener controls) {
         this.transport = transport;
         this.settings = transport.settings;
         this.streamId = streamId;
-        this.name = transport.peerId + "/" + streamId + "->" + (remotes.size() == 1 ? remotes.get(0) : remotes);
+        this.name = transport.peerId + "/" + streamId + "->" + (remotes.size() == 1 ? remotes.get(0) : remotes)
+                + (routes == null || routes.relays().isEmpty() ? "" : " via " + routes.relays());
+        int routeCount = routes == null ? settings.batch().maxRoutes() : routes.routeCount();
         this.policy = settings.batch().newFlushPolicy();
         this.controller = settings.batch().mode() == BatchOptions.Mode.ADAPTIVE
                 ? settings.batch().newController(policy, Runtime.getRuntime().availableProcessors(), gauges)
@@ -107,7 +120,8 @@ public final class StreamSender implements OutboundStream, DeadlineFlusher.Clien
         }
         this.qos = measurements;
         this.outbox = Outbox.builder(name)
-                .routes(settings.batch().maxRoutes())
+                .routes(routeCount)
+                .relayChoice(routes == null ? StreamRoutes.RelayChoice.IN_ORDER : routes.choice(), settings.relayChoiceIntervalNanos())
                 .reliability(settings.reliability())
                 .limits(settings.windowBytes(), settings.memoryBytes(), settings.maxFrameBytes(), settings.batch().maxEventDelayNanos())
                 .clock(transport.nanoClock)
@@ -127,10 +141,10 @@ public final class StreamSender implements OutboundStream, DeadlineFlusher.Clien
                 | (settings.reliability() == Reliability.DURABLE ? FLAG_DURABLE : 0)
                 | (settings.reliability() == Reliability.BEST_EFFORT ? FLAG_RING_DELIVERY_FREES : 0);
         SenderConnection.HelloFields hello = new SenderConnection.HelloFields(flags, epoch, transport.peerId, streamId);
-        this.connections = new SenderConnection[settings.batch().maxRoutes()];
+        this.connections = new SenderConnection[routeCount];
         for (int i = 0; i < connections.length; i++) {
-            connections[i] = new SenderConnection(transport, name, i, connections.length, remotes.get(i % remotes.size()), outbox,
-                    accumulator, metrics, controls, hello);
+            connections[i] = new SenderConnection(transport, name, i, connections.length, remotes.get(i % remotes.size()),
+                    routes == null ? null : routes.relayOf(i), outbox, accumulator, metrics, controls, hello);
         }
         if (recovered.batches() > 0) {
             LOG.info("Stream {} resumes incarnation {} from its journal: {} unacknowledged batches up to sequence {} to replay",

@@ -19,6 +19,8 @@ final class TcpRoute implements Route {
     private final int maxFrameBytes;
     /** Wire size of the probe in flight (one at a time per route), read by the connection when its answer comes. */
     private volatile int probeBytes;
+    /** Batches written (the route-stall check's only input from the data path). Written under the outbox lock. */
+    private volatile long batchesWritten;
 
     TcpRoute(int index, Channel channel, int maxFrameBytes) {
         this.index = index;
@@ -34,6 +36,7 @@ final class TcpRoute implements Route {
     @Override
     public int write(OutboundBatch batch) {
         channel.writeAndFlush(batch.frame().retainedDuplicate(), channel.voidPromise());
+        batchesWritten++; // under the outbox lock: one writer at a time
         return WRITTEN; // a closed channel drops it; its loss requeues the batch
     }
 
@@ -50,6 +53,10 @@ final class TcpRoute implements Route {
     @Override
     public long queuedBytes() {
         return Math.max(0, channel.config().getWriteBufferHighWaterMark() - channel.bytesBeforeUnwritable());
+    }
+
+    long batchesWritten() {
+        return batchesWritten;
     }
 
     int probeBytes() {

@@ -13,11 +13,11 @@ import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.TrustManagerFactory;
 
 /** Builds the server and client {@link SslContext}s (JDK provider) from PKCS#12 stores, once at start-up. */
-final class TlsContexts {
-    final Optional<SslContext> server;
-    final Optional<SslContext> client;
+public final class TlsContexts {
+    public final Optional<SslContext> server;
+    public final Optional<SslContext> client;
 
-    TlsContexts(Optional<TlsSettings> tls) {
+    public TlsContexts(Optional<TlsSettings> tls) {
         if (tls.isEmpty()) {
             server = Optional.empty();
             client = Optional.empty();

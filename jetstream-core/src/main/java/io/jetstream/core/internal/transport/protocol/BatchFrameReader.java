@@ -60,16 +60,16 @@ public final class BatchFrameReader {
             view.wrap(heapCopy, 0, remaining);
         }
         recordsLength = remaining;
-        BatchRecords.validate(view, 0, remaining, sequence, count, knownTarget);
         if (checksum) {
             crc.reset();
             crc.update(frame.nioBuffer(records, remaining));
             int actual = (int) crc.getValue();
             if (actual != expectedCrc) {
-                throw new ProtocolException(String.format("BATCH %d checksum 0x%08x, computed 0x%08x: corrupted in transit",
+                throw new ChecksumMismatchException(String.format("BATCH %d checksum 0x%08x, computed 0x%08x: corrupted in transit",
                         sequence, expectedCrc, actual));
             }
         }
+        BatchRecords.validate(view, 0, remaining, sequence, count, knownTarget);
     }
 
     public long sequence() {

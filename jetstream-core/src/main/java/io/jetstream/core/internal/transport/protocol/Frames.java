@@ -130,6 +130,56 @@ public final class Frames {
         return new Welcome(lastDelivered, ringTarget, ring, mac, signed);
     }
 
+    /**
+     * A RELAY_REQUEST as read: where to forward, the label the relay names the stream by, the sender's
+     * nonce, the MAC, and the bytes the MAC covers (from the type byte to the MAC length byte, excluded).
+     */
+    public record RelayRequest(String host, int port, String label, byte[] senderNonce, byte[] mac, byte[] signed) {}
+
+    /** Encodes a RELAY_REQUEST; {@code mac} computes its MAC from the signed bytes (from the type byte). */
+    public static ByteBuf relayRequest(ByteBufAllocator alloc, String host, int port, String label, byte[] senderNonce,
+            java.util.function.Function<ByteBuf, byte[]> mac) {
+        byte[] h = utf8(host, "destination host");
+        byte[] l = utf8(label, "stream label");
+        ByteBuf b = start(alloc, RELAY_REQUEST, 4 + 2 + 2 + h.length + 4 + 2 + l.length + NONCE_LENGTH + 1 + MAC_LENGTH);
+        b.writeInt(MAGIC).writeShort(VERSION).writeShort(h.length).writeBytes(h).writeInt(port).writeShort(l.length).writeBytes(l)
+                .writeBytes(senderNonce, 0, NONCE_LENGTH);
+        byte[] m = mac.apply(b.slice(LENGTH_FIELD, b.writerIndex() - LENGTH_FIELD));
+        b.writeByte(m.length).writeBytes(m);
+        return finish(b);
+    }
+
+    public static RelayRequest readRelayRequest(ByteBuf f) {
+        int from = f.readerIndex();
+        expectType(f, RELAY_REQUEST);
+        checkMagicAndVersion(f);
+        String host = readId(f, "destination host");
+        need(f, 4, "destination port");
+        int port = f.readInt();
+        if (port < 1 || port > 65535) {
+            throw new ProtocolException("RELAY_REQUEST port " + port + " outside [1, 65535]");
+        }
+        String label = readId(f, "stream label");
+        byte[] nonce = readFixed(f, NONCE_LENGTH, "sender nonce");
+        byte[] signed = new byte[f.readerIndex() - from];
+        f.getBytes(from, signed);
+        byte[] mac = readMac(f, "RELAY_REQUEST");
+        expectEnd(f, "RELAY_REQUEST");
+        return new RelayRequest(host, port, label, nonce, mac, signed);
+    }
+
+    public static ByteBuf relayAccepted(ByteBufAllocator alloc, byte[] mac) {
+        return finish(start(alloc, RELAY_ACCEPTED, 1 + mac.length).writeByte(mac.length).writeBytes(mac));
+    }
+
+    /** The MAC of a RELAY_ACCEPTED. */
+    public static byte[] readRelayAccepted(ByteBuf f) {
+        expectType(f, RELAY_ACCEPTED);
+        byte[] mac = readMac(f, "RELAY_ACCEPTED");
+        expectEnd(f, "RELAY_ACCEPTED");
+        return mac;
+    }
+
     /** RING_FAILED: the receiver's ring stopped; what it delivered so far, and why. */
     public record RingFailed(long lastDelivered, String reason) {}
 
@@ -160,6 +210,18 @@ public final class Frames {
 
     public static ByteBuf ack(ByteBufAllocator alloc, long sequence) {
         return finish(start(alloc, ACK, 8).writeLong(sequence));
+    }
+
+    /** Appends the MAC of an authenticated ACK ({@code authenticated-acks}) to its frame. */
+    public interface AckSigner {
+        void sign(long watermark, ByteBuf frame);
+    }
+
+    /** An ACK followed by its {@link ProtocolDescriptor#ACK_MAC_LENGTH}-byte MAC. */
+    public static ByteBuf ack(ByteBufAllocator alloc, long sequence, AckSigner signer) {
+        ByteBuf b = start(alloc, ACK, 8 + ACK_MAC_LENGTH).writeLong(sequence);
+        signer.sign(sequence, b);
+        return finish(b);
     }
 
     /** Nephele's channel latency of one tagged record, measured by the receiver. */

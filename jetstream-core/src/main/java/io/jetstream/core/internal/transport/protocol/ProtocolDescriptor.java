@@ -18,7 +18,8 @@ package io.jetstream.core.internal.transport.protocol;
  *                             records: int target, int length, length bytes; at most one of them may be a
  *                             QoS tag (target {@link #TAG_TARGET}, 8 bytes: the wall-clock time in ns since
  *                             the epoch at which the record after it was emitted), neither counted nor delivered
- * ACK          server→client  long highest sequence delivered in order (cumulative)
+ * ACK          server→client  long highest sequence delivered in order (cumulative); with the HELLO flag
+ *                             authenticated-acks, then byte[16] truncated HMAC-SHA256(session key, "JSTM3 ACK" ‖ body)
  * CONTROL      server→client  long control sequence, int tag, int length, length bytes (back-pressure
  *                             status, load, ...); a sender applies a tag's sequences in increasing order only
  * PROBE        client→server  long probe id, padding
@@ -28,6 +29,9 @@ package io.jetstream.core.internal.transport.protocol;
  * RING_FAILED  server→client  long last delivered sequence, short n + n bytes UTF-8 reason: the receiver's
  *                             ring stopped; resend over this connection what it did not acknowledge
  * CLOSE        client→server  (empty) the stream ends: the receiver forgets it once its routes are gone
+ * RELAY_REQUEST  sender→relay  int magic, short version, short n + destination host (UTF-8), int port,
+ *                             short n + stream label, byte[16] sender nonce, byte n + MAC (32)
+ * RELAY_ACCEPTED relay→sender  byte n + MAC (32): the relay proves the relay secret and has connected the destination
  * </pre>
  *
  * The HELLO MAC is HMAC-SHA256(secret, "JSTM3 HELLO" ‖ receiver nonce ‖ the HELLO from its type byte
@@ -54,6 +58,10 @@ public final class ProtocolDescriptor {
     public static final byte LATENCY = 10;
     public static final byte RING_FAILED = 11;
     public static final byte CLOSE = 12;
+    /** Sender → relay: where to forward this connection, authenticated with the relay secret. */
+    public static final byte RELAY_REQUEST = 13;
+    /** Relay → sender: the destination is connected; from the next frame on the relay forwards both ways unchanged. */
+    public static final byte RELAY_ACCEPTED = 14;
 
     /** HELLO flags. */
     public static final int FLAG_ACKNOWLEDGED = 1;
@@ -65,6 +73,13 @@ public final class ProtocolDescriptor {
      * the receiver does not acknowledge the batches this stream sends through its ring.
      */
     public static final int FLAG_RING_DELIVERY_FREES = 8;
+    /**
+     * Set on a HELLO sent through a relay with a stream secret: the receiver appends a truncated MAC
+     * ({@link #ACK_MAC_LENGTH} bytes) to every ACK of the connection, which a relay cannot forge.
+     */
+    public static final int FLAG_AUTHENTICATED_ACKS = 16;
+    /** The truncated HMAC-SHA256 of an authenticated ACK. */
+    public static final int ACK_MAC_LENGTH = 16;
 
     public static final int LENGTH_FIELD = Integer.BYTES;
     public static final int TYPE_FIELD = 1;
@@ -123,6 +138,8 @@ public final class ProtocolDescriptor {
             case LATENCY -> "LATENCY";
             case RING_FAILED -> "RING_FAILED";
             case CLOSE -> "CLOSE";
+            case RELAY_REQUEST -> "RELAY_REQUEST";
+            case RELAY_ACCEPTED -> "RELAY_ACCEPTED";
             default -> "unknown type " + type;
         };
     }

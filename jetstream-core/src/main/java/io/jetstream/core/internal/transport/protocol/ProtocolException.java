@@ -5,7 +5,7 @@ package io.jetstream.core.internal.transport.protocol;
  * inconsistent frame, a frame not allowed in the connection's state, a failed checksum or
  * authentication, an unknown target. The connection that received it is closed; others go on.
  */
-public final class ProtocolException extends RuntimeException {
+public class ProtocolException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     public ProtocolException(String message) {
