@@ -36,9 +36,10 @@ public final class RelayOptions {
             "Routes the relay carries at once, handshaking or not; further connections are closed at once.");
 
     public static final ConfigOption<Integer> MAX_FRAME_BYTES = ConfigOption.intOption(
-            "relay.max-frame-bytes", 4 << 20, 1 << 16, 1 << 30,
-            "Largest frame the relay forwards after the relay handshake (at least the senders' "
-                    + "`transport.max-frame-bytes`); before it, 4 KiB.");
+            "relay.max-frame-bytes", TransportOptions.MAX_FRAME_BYTES.defaultValue(), 1 << 16, 1 << 30,
+            "Largest frame the relay forwards after the relay handshake; before it, 4 KiB. Must be at least the "
+                    + "senders' `transport.max-frame-bytes` (the same default): adaptive batches grow to that size at "
+                    + "full speed, and a larger frame ends its route (the relay tells the sender why).");
 
     public static final ConfigOption<Long> CONNECT_TIMEOUT_MS = ConfigOption.longOption(
             "relay.connect-timeout-ms", 5_000, 1, 600_000,

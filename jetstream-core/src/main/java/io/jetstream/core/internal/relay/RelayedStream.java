@@ -1,5 +1,7 @@
 package io.jetstream.core.internal.relay;
 
+import io.jetstream.core.internal.transport.protocol.Frames;
+import io.jetstream.core.internal.transport.protocol.ProtocolException;
 import io.jetstream.core.api.RelayStreamStats;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -145,9 +147,15 @@ final class RelayedStream {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            Throwable c = cause.getCause() instanceof ProtocolException ? cause.getCause() : cause;
             RelayServer.LOG.warn("Relayed stream {} ({} side): {}; closing both sides", label, fromSender ? "sender" : "destination",
-                    cause.toString());
-            self.close();
+                    c.toString());
+            if (fromSender && c instanceof ProtocolException && self.isActive()) {
+                // Tell the sender why its route ends (it logs the relay's ERROR), then close.
+                self.writeAndFlush(Frames.error(self.alloc(), "relay: " + c.getMessage())).addListener(f -> self.close());
+            } else {
+                self.close();
+            }
             other.close();
         }
     }
