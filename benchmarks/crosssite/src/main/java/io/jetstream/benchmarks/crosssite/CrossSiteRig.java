@@ -203,39 +203,44 @@ final class CrossSiteRig implements AutoCloseable {
         }
 
         /**
-         * Payload MB/s delivered from {@code skipSeconds} after the first delivery to the last interval
-         * that delivered at least half the median rate (the tail after the sender stopped excluded).
+         * Payload MB/s delivered from {@code skipSeconds} after the first delivery until the stream's
+         * last record arrived: payload bytes delivered in that span over its length (whole report
+         * intervals; the partial last one excluded).
          */
         double goodputMBps(double skipSeconds) {
             List<JsonNode> intervals = new ArrayList<>();
             receiver.path("intervals").forEach(intervals::add);
-            int first = -1;
-            for (int i = 0; i < intervals.size(); i++) {
-                if (intervals.get(i).path("delivered").asLong() > 0) {
-                    first = i;
+            long total = receiver.path("delivered").asLong();
+            double bytesPerRecord = stream().path("payloadBytes").asDouble() / Math.max(1, stream().path("delivered").asLong());
+            double firstT = Double.NaN;
+            double startT = Double.NaN;
+            long startDelivered = 0;
+            double endT = Double.NaN;
+            long endDelivered = 0;
+            double previousT = 0;
+            long previousDelivered = 0;
+            for (JsonNode n : intervals) {
+                double t = n.path("t").asDouble();
+                long d = n.path("delivered").asLong();
+                if (Double.isNaN(firstT) && d > 0) {
+                    firstT = previousT;
+                }
+                if (!Double.isNaN(firstT) && Double.isNaN(startT) && t - firstT >= skipSeconds) {
+                    startT = t;
+                    startDelivered = d;
+                }
+                if (d >= total) {
+                    endT = previousT; // the interval that delivered the last records was partial
+                    endDelivered = previousDelivered;
                     break;
                 }
+                previousT = t;
+                previousDelivered = d;
             }
-            if (first < 0) {
+            if (Double.isNaN(startT) || Double.isNaN(endT) || endT <= startT) {
                 return 0;
             }
-            double start = intervals.get(first).path("t").asDouble() + skipSeconds;
-            List<JsonNode> steady = intervals.stream().filter(n -> n.path("t").asDouble() > start).collect(Collectors.toList());
-            double[] rates = steady.stream().mapToDouble(n -> n.path("MBPerS").asDouble()).sorted().toArray();
-            if (rates.length == 0) {
-                return 0;
-            }
-            double median = rates[rates.length / 2];
-            double sum = 0;
-            int n = 0;
-            for (JsonNode node : steady) {
-                double r = node.path("MBPerS").asDouble();
-                if (r >= median / 2) {
-                    sum += r;
-                    n++;
-                }
-            }
-            return n == 0 ? 0 : sum / n;
+            return (endDelivered - startDelivered) * bytesPerRecord / (endT - startT) / 1e6;
         }
 
         /** The receiver's delivered payload MB/s per report interval: {time s, MB/s}. */

@@ -50,6 +50,11 @@ public final class RelayAggregationBenchmark implements Callable<Integer> {
     @Option(names = "--max-relays", defaultValue = "3", description = "Relays at most (default: ${DEFAULT-VALUE}).")
     int maxRelays;
 
+    @Option(names = "--window-bytes", defaultValue = "16777216",
+            description = "jetstream.transport.window-bytes of the sender: at least routes × rate × round trip, queues included "
+                    + "(default: ${DEFAULT-VALUE}).")
+    int windowBytes;
+
     @Option(names = "--no-parallel-direct", description = "Skip the parallel direct connections.")
     boolean noParallelDirect;
 
@@ -110,7 +115,7 @@ public final class RelayAggregationBenchmark implements Callable<Integer> {
 
     private List<String> common(int size) {
         return List.of("--record-size", Integer.toString(size), "--duration-s", Double.toString(durationSeconds), "--rate", "0",
-                "--reliability", "acknowledged");
+                "--reliability", "acknowledged", "--set", "jetstream.transport.window-bytes=" + windowBytes);
     }
 
     private static void record(Map<String, List<Double>> goodput, Map<String, long[]> faults, String config, CrossSiteRig.Result r) {
