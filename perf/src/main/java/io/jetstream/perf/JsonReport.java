@@ -47,4 +47,9 @@ public final class JsonReport {
             node.putNull(field);
         }
     }
+
+    /** CPU time this process has used so far, in seconds (NaN where the platform does not say). */
+    static double processCpuSeconds() {
+        return ProcessHandle.current().info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(Double.NaN);
+    }
 }

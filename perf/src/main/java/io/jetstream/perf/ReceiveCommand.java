@@ -157,6 +157,7 @@ public final class ReceiveCommand implements Callable<Integer> {
             endpoint.setOrdering(initial);
             String listening = HostPort.toString(endpoint.localAddress());
             report.put("listening", listening);
+            report.put("cpuSecondsAtStart", JsonReport.processCpuSeconds()); // JVM start and bind
             report.put("ordering", ordering);
             report.put("maxRecords", maxRecords);
             report.put("warmupS", warmupSeconds);
@@ -328,6 +329,7 @@ public final class ReceiveCommand implements Callable<Integer> {
             }
         }
         report.put("delivered", delivered);
+        report.put("cpuSeconds", JsonReport.processCpuSeconds()); // this JVM, all its threads, so far
         report.put("unaccountedBatches", unaccountedBatches.get());
         ObjectNode latency = report.putObject("latencyMicros");
         putLatency(latency, total);

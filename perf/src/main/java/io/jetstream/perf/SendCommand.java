@@ -202,6 +202,7 @@ public final class SendCommand implements Callable<Integer> {
                 t.setDaemon(true);
                 return t;
             });
+            report.put("cpuSecondsAtStart", JsonReport.processCpuSeconds()); // JVM start and connection set-up
             long startNanos = System.nanoTime();
             timer.scheduleAtFixedRate(() -> {
                 ObjectNode line = reporter.report(System.nanoTime() - startNanos, sentPublished, backPressuredPublished);
@@ -244,6 +245,7 @@ public final class SendCommand implements Callable<Integer> {
             report.put("backPressuredOffers", backPressuredPublished);
             report.put("endRecordSent", endAccepted);
             report.put("elapsedS", seconds);
+            report.put("cpuSeconds", JsonReport.processCpuSeconds()); // this JVM, all its threads, so far
             ObjectNode metrics = report.putObject("metrics");
             m.snapshot().forEach(metrics::put);
             out.printf("sent %d, acknowledged %d, dropped %d, back-pressured offers %d, in %.2f s (%.0f records/s offered)%n",

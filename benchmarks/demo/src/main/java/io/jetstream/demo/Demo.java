@@ -1,5 +1,6 @@
 package io.jetstream.demo;
 
+import io.jetstream.benchmarks.crosssite.testbed.Testbed;
 import io.jetstream.harness.ScratchDirectory;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -31,7 +32,7 @@ public final class Demo implements Callable<Integer> {
         static final Plan SHORTEST = new Plan(2, 1, 1, 2_000, 200_000, 1_000);
     }
 
-    @Option(names = "--only", description = "Run one engine only: flink or storm.")
+    @Option(names = "--only", description = "Run one part only: flink, storm or cross-site (root only).")
     String only = "";
 
     @Option(names = "--long", description = "Steadier: 5 rounds per side, 5 s warm-up, 10 s phases (about 12 minutes).")
@@ -57,18 +58,20 @@ public final class Demo implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!only.isEmpty() && !only.equals("flink") && !only.equals("storm")) {
-            throw new CommandLine.ParameterException(new CommandLine(this), "--only takes flink or storm, not " + only);
+        if (!only.isEmpty() && !only.equals("flink") && !only.equals("storm") && !only.equals("cross-site")) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--only takes flink, storm or cross-site, not " + only);
         }
         Plan plan = shortest ? Plan.SHORTEST : longRun ? Plan.LONG : Plan.DEFAULT;
         if (rounds != null) {
             plan = new Plan(rounds, plan.warmupSeconds(), plan.measureSeconds(), plan.flinkRate(), plan.flinkRecords(), plan.stormRate());
         }
         PrintStream out = System.out;
-        boolean flink = !only.equals("storm");
-        boolean storm = !only.equals("flink");
+        boolean flink = only.isEmpty() || only.equals("flink");
+        boolean storm = only.isEmpty() || only.equals("storm");
+        boolean crossSite = (only.isEmpty() || only.equals("cross-site")) && Testbed.available();
         double planned = (flink ? plan.rounds() * FlinkDemo.sides() * FlinkDemo.plannedSeconds(plan) : 0)
-                + (storm ? StormDemo.CLUSTER_SECONDS + plan.rounds() * 2 * StormDemo.plannedSeconds(plan) : 0);
+                + (storm ? StormDemo.CLUSTER_SECONDS + plan.rounds() * 2 * StormDemo.plannedSeconds(plan) : 0)
+                + (crossSite ? CrossSiteDemo.plannedSeconds(plan) : 0);
         out.printf(Locale.ROOT, "JetStream demo: %d rounds per side, sides alternating; planned %.0f min. Engine logs: %s%n",
                 plan.rounds(), Math.ceil(planned / 60), Path.of(System.getProperty("jetstream.demo.log",
                         "target/jetstream-demo-engines.log")).toAbsolutePath());
@@ -82,12 +85,21 @@ public final class Demo implements Callable<Integer> {
                 sections.add(new StormDemo(plan, progress).run(scratch.path()));
             }
         }
+        if (crossSite) {
+            sections.add(new CrossSiteDemo(plan, progress).run(Path.of(System.getProperty("jetstream.root", "../..")),
+                    Path.of("target/jetstream-demo-crosssite")));
+        }
         out.println();
         out.printf("Results after %s. Each figure: the median over the rounds (smallest-largest). JetStream / stock: per round,%n"
                 + "JetStream's figure over stock's, the median (smallest-largest); \"no difference measured\" when the rounds'%n"
                 + "ratios lie on both sides of 1. Below 1 is better for latency, above 1 for throughput.%n%n", progress.elapsed());
         for (Section section : sections) {
             out.println(section.render());
+        }
+        if ((only.isEmpty() || only.equals("cross-site")) && !crossSite) {
+            out.println("Cross-site row skipped: it needs the two-site testbed of network namespaces, and "
+                    + Testbed.unavailableReason() + " (run the demo as root to see it).");
+            out.println();
         }
         DemoChart.write(png, sections);
         out.println("Figures: " + png.toAbsolutePath());

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.jetstream.benchmarks.crosssite.testbed.Testbed;
 import io.jetstream.benchmarks.crosssite.testbed.TestbedNode;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Runs JetStream's own processes on a {@link Testbed}, as an operator would across real sites:
@@ -23,7 +25,7 @@ import java.util.stream.Collectors;
  *
  * <p>Threading contract: one benchmark thread.
  */
-final class CrossSiteRig implements AutoCloseable {
+public final class CrossSiteRig implements AutoCloseable {
     static final int RECEIVER_PORT = 7500;
     static final int RELAY_PORT = 7400;
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -36,9 +38,12 @@ final class CrossSiteRig implements AutoCloseable {
     private final Path streamSecret;
     private final Path relaySecret;
     private final List<Process> relays = new ArrayList<>();
+    /** With TLS: the key store every relay and receiver presents, and the trust store that verifies it. */
+    private Path keyStore;
+    private Path trustStore;
     private int run;
 
-    CrossSiteRig(Testbed testbed, Path root, Path work) throws IOException {
+    public CrossSiteRig(Testbed testbed, Path root, Path work) throws IOException {
         this.testbed = testbed;
         this.work = Files.createDirectories(work);
         this.perfJar = requireJar(root.resolve("perf/target/jetstream-perf.jar"), "perf");
@@ -63,28 +68,112 @@ final class CrossSiteRig implements AutoCloseable {
         return p;
     }
 
-    Testbed testbed() {
+    /**
+     * TLS on every leg from now on (sender → relay, relay → receiver, sender → receiver): one key pair
+     * (keytool, EC P-256) whose certificate names every node's addresses, presented by relays and
+     * receivers, trusted by senders and relays. Relays already started keep their settings.
+     */
+    public void enableTls() throws IOException, InterruptedException {
+        Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
+        keyStore = work.resolve("tls-keys.p12");
+        trustStore = work.resolve("tls-trust.p12");
+        Path cert = work.resolve("tls.der");
+        for (Path p : List.of(keyStore, trustStore, cert)) {
+            Files.deleteIfExists(p);
+        }
+        String san = testbed.nodes().stream().flatMap(n -> Stream.of("ip:" + n.lanAddress(), "ip:" + n.wanAddress()))
+                .collect(Collectors.joining(","));
+        run(List.of(keytool.toString(), "-genkeypair", "-alias", "jetstream", "-keyalg", "EC", "-groupname", "secp256r1",
+                "-validity", "2", "-dname", "CN=jetstream-testbed", "-ext", "SAN=" + san, "-keystore", keyStore.toString(),
+                "-storetype", "PKCS12", "-storepass", TLS_PASSWORD, "-keypass", TLS_PASSWORD));
+        run(List.of(keytool.toString(), "-exportcert", "-alias", "jetstream", "-keystore", keyStore.toString(), "-storepass",
+                TLS_PASSWORD, "-file", cert.toString()));
+        run(List.of(keytool.toString(), "-importcert", "-noprompt", "-alias", "jetstream", "-file", cert.toString(), "-keystore",
+                trustStore.toString(), "-storetype", "PKCS12", "-storepass", TLS_PASSWORD));
+    }
+
+    private static final String TLS_PASSWORD = "testbed";
+
+    /** Plaintext again from now on (relays started later run without TLS). */
+    public void disableTls() {
+        keyStore = null;
+        trustStore = null;
+    }
+
+    /** CPU seconds the relays started so far have used (their JVMs, read from /proc). */
+    public double relaysCpuSeconds() {
+        return relays.stream().mapToDouble(p -> p.info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(Double.NaN)).sum();
+    }
+
+    private static void run(List<String> command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.waitFor() != 0) {
+            throw new IOException(String.join(" ", command) + " failed: " + out.strip());
+        }
+    }
+
+    /** The transport's TLS options for a process that presents ({@code server}) or verifies the certificate. */
+    private List<String> transportTls(boolean server) {
+        if (keyStore == null) {
+            return List.of();
+        }
+        List<String> a = new ArrayList<>(List.of("--set", "jetstream.transport.tls.enabled=true",
+                "--set", "jetstream.transport.tls.trust-store=" + trustStore,
+                "--set", "jetstream.transport.tls.trust-store-password=" + TLS_PASSWORD));
+        if (server) {
+            a.addAll(List.of("--set", "jetstream.transport.tls.key-store=" + keyStore,
+                    "--set", "jetstream.transport.tls.key-store-password=" + TLS_PASSWORD));
+        }
+        return a;
+    }
+
+    public Testbed testbed() {
         return testbed;
     }
 
     /** Starts a relay on each of {@code nodes} (their LAN address, {@link #RELAY_PORT}); waits until each says READY. */
-    List<String> startRelays(List<TestbedNode> nodes) throws IOException, InterruptedException {
+    public List<String> startRelays(List<TestbedNode> nodes) throws IOException, InterruptedException {
         List<String> addresses = new ArrayList<>();
         for (TestbedNode n : nodes) {
-            Path log = work.resolve("relay-" + n.name() + "-" + (++run) + ".log");
-            Process p = n.start(List.of(java, "-Xmx256m", "-jar", relayJar.toString(),
-                    "--set", "jetstream.relay.bind-address=" + n.lanAddress(),
-                    "--set", "jetstream.relay.port=" + RELAY_PORT,
-                    "--set", "jetstream.relay.auth.secret-file=" + relaySecret), log);
-            relays.add(p);
-            awaitLine(p, log, "READY", 30);
-            addresses.add(n.lanAddress() + ":" + RELAY_PORT);
+            startRelay(n);
+            addresses.add(relayAddress(n));
         }
         return addresses;
     }
 
+    /** Starts a relay on {@code node}; returns once it says READY. Stopped by {@link #stopRelays()} or {@link #close()}. */
+    public Process startRelay(TestbedNode node) throws IOException, InterruptedException {
+        Path log = freshLog("relay-" + node.name() + "-" + (++run) + ".log");
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-jar", relayJar.toString(),
+                "--set", "jetstream.relay.bind-address=" + node.lanAddress(),
+                "--set", "jetstream.relay.port=" + RELAY_PORT,
+                "--set", "jetstream.relay.auth.secret-file=" + relaySecret));
+        if (keyStore != null) {
+            command.addAll(List.of("--set", "jetstream.relay.tls.enabled=true",
+                    "--set", "jetstream.relay.tls.key-store=" + keyStore, "--set", "jetstream.relay.tls.key-store-password=" + TLS_PASSWORD,
+                    "--set", "jetstream.relay.tls.trust-store=" + trustStore,
+                    "--set", "jetstream.relay.tls.trust-store-password=" + TLS_PASSWORD));
+        }
+        Process p = node.start(command, log);
+        relays.add(p);
+        awaitLine(p, log, "READY", 30);
+        return p;
+    }
+
+    /** Where a relay on {@code node} listens (its LAN address: the sender is in the same site). */
+    public static String relayAddress(TestbedNode node) {
+        return node.lanAddress() + ":" + RELAY_PORT;
+    }
+
+    private Path freshLog(String name) throws IOException {
+        Path log = work.resolve(name);
+        Files.deleteIfExists(log);
+        return log;
+    }
+
     /** Stops the relays started so far (SIGTERM, then SIGKILL after 10 s). */
-    void stopRelays() throws InterruptedException {
+    public void stopRelays() throws InterruptedException {
         for (Process p : relays) {
             stop(p);
         }
@@ -92,7 +181,7 @@ final class CrossSiteRig implements AutoCloseable {
     }
 
     /** One sender-receiver run: the receiver on {@code receiver} (WAN address), the sender on {@code sender}. */
-    Result stream(TestbedNode sender, TestbedNode receiver, List<String> sendArgs, List<String> receiveArgs, double warmupSeconds,
+    public Result stream(TestbedNode sender, TestbedNode receiver, List<String> sendArgs, List<String> receiveArgs, double warmupSeconds,
             long timeoutSeconds) throws IOException, InterruptedException {
         return stream(sender, receiver, sendArgs, receiveArgs, warmupSeconds, timeoutSeconds, 0, null);
     }
@@ -101,17 +190,20 @@ final class CrossSiteRig implements AutoCloseable {
      * As {@link #stream(TestbedNode, TestbedNode, List, List, double, long)}, running {@code midRun}
      * {@code afterSeconds} after the receiver listens (its report's time 0, within the JVM's start).
      */
-    Result stream(TestbedNode sender, TestbedNode receiver, List<String> sendArgs, List<String> receiveArgs, double warmupSeconds,
+    public Result stream(TestbedNode sender, TestbedNode receiver, List<String> sendArgs, List<String> receiveArgs, double warmupSeconds,
             long timeoutSeconds, double afterSeconds, MidRun midRun) throws IOException, InterruptedException {
         int id = ++run;
         Path rxJson = work.resolve("rx-" + id + ".json");
         Path txJson = work.resolve("tx-" + id + ".json");
-        Path rxLog = work.resolve("rx-" + id + ".log");
-        Path txLog = work.resolve("tx-" + id + ".log");
+        Path rxLog = freshLog("rx-" + id + ".log");
+        Path txLog = freshLog("tx-" + id + ".log");
+        Files.deleteIfExists(rxJson);
+        Files.deleteIfExists(txJson);
         String at = receiver.wanAddress() + ":" + RECEIVER_PORT;
         List<String> rx = new ArrayList<>(List.of(java, "-Xmx1g", "-jar", perfJar.toString(), "receive", "--bind", at,
                 "--json", rxJson.toString(), "--exit-after-streams", "1", "--warmup-s", Double.toString(warmupSeconds),
                 "--set", "jetstream.transport.auth.secret-file=" + streamSecret));
+        rx.addAll(transportTls(true));
         rx.addAll(receiveArgs);
         Process receiving = receiver.start(rx, rxLog);
         try {
@@ -120,6 +212,7 @@ final class CrossSiteRig implements AutoCloseable {
                     "--json", txJson.toString(),
                     "--set", "jetstream.transport.auth.secret-file=" + streamSecret,
                     "--set", "jetstream.transport.relay.auth.secret-file=" + relaySecret));
+            tx.addAll(transportTls(false));
             tx.addAll(sendArgs);
             Process sending = sender.start(tx, txLog);
             Thread action = null;
@@ -184,21 +277,21 @@ final class CrossSiteRig implements AutoCloseable {
     }
 
     /** Something done to the testbed while a stream runs. */
-    interface MidRun {
+    public interface MidRun {
         void run() throws Exception;
     }
 
     /** What the two sides reported. */
-    record Result(JsonNode sender, JsonNode receiver, Path senderLog, Path receiverLog) {
-        JsonNode stream() {
+    public record Result(JsonNode sender, JsonNode receiver, Path senderLog, Path receiverLog) {
+        public JsonNode stream() {
             return receiver.path("streams").path(0);
         }
 
-        long lost() {
+        public long lost() {
             return stream().path("lost").asLong(-1);
         }
 
-        long duplicated() {
+        public long duplicated() {
             return stream().path("duplicated").asLong(-1);
         }
 
@@ -207,7 +300,7 @@ final class CrossSiteRig implements AutoCloseable {
          * last record arrived: payload bytes delivered in that span over its length (whole report
          * intervals; the partial last one excluded).
          */
-        double goodputMBps(double skipSeconds) {
+        public double goodputMBps(double skipSeconds) {
             List<JsonNode> intervals = new ArrayList<>();
             receiver.path("intervals").forEach(intervals::add);
             long total = receiver.path("delivered").asLong();
@@ -244,14 +337,14 @@ final class CrossSiteRig implements AutoCloseable {
         }
 
         /** The receiver's delivered payload MB/s per report interval: {time s, MB/s}. */
-        List<double[]> timeline() {
+        public List<double[]> timeline() {
             List<double[]> v = new ArrayList<>();
             receiver.path("intervals").forEach(n -> v.add(new double[] {n.path("t").asDouble(), n.path("MBPerS").asDouble()}));
             return v;
         }
 
         /** The receiver's latency over the run after its warm-up, in ms, at {@code field} (p50, p99). */
-        double latencyMillis(String field) {
+        public double latencyMillis(String field) {
             return receiver.path("latencyMicros").path(field).asDouble(Double.NaN) / 1e3;
         }
     }

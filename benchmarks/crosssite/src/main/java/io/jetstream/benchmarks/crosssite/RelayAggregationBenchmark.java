@@ -124,8 +124,12 @@ public final class RelayAggregationBenchmark implements Callable<Integer> {
         long[] f = faults.computeIfAbsent(config, c -> new long[2]);
         f[0] += r.lost();
         f[1] += r.duplicated();
-        System.out.printf("#   %-24s %7.2f MB/s (%.1f Mbit/s), lost %d, duplicated %d, routes in use at the end %s%n", config, g,
-                g * 8, r.lost(), r.duplicated(), r.sender().path("metrics").path("routes-in-use").asText("?"));
+        int maxRoutes = 0;
+        for (var n : r.sender().path("routesTimeline")) {
+            maxRoutes = Math.max(maxRoutes, n.path("routesInUse").asInt());
+        }
+        System.out.printf("#   %-24s %7.2f MB/s (%.1f Mbit/s), lost %d, duplicated %d, most routes in use %d%n", config, g,
+                g * 8, r.lost(), r.duplicated(), maxRoutes);
     }
 
     private void print(int size, Map<String, List<Double>> goodput, Map<String, long[]> faults) {

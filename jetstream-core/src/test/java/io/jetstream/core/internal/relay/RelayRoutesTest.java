@@ -185,6 +185,40 @@ class RelayRoutesTest {
     }
 
     @Test
+    void aDestinationRestartedMidStreamReceivesEverythingOnceThroughTheRelayAndDirect() throws Exception {
+        RelayTestSupport.Collector c = new RelayTestSupport.Collector();
+        c.beforeEachBatch = () -> sleepQuietly(1); // keep batches in flight
+        SequenceStore store = SequenceStore.inMemory(); // survives the receiver, as a persistent store would
+        NettyTransport receiving = keep(new NettyTransport(RelayTestSupport.transport(Map.of("transport.auth.secret-file",
+                streamSecret.toString(), "transport.reliability", "acknowledged")), "receiver"));
+        StreamReceiver first = receiving.bind(0, c, x -> true, store);
+        int port = first.localAddress().getPort();
+        RelayServer relay = relay(FrameInterceptor.NONE, Map.of());
+        StreamSender s = sender(loopback(first.localAddress()), List.of(relay.localAddress()), Map.of());
+        await("both routes ready", 20, () -> s.metrics().routesInUse() == 2, () -> s.metrics().toString());
+        int n = 6_000;
+        StreamReceiver[] again = new StreamReceiver[1];
+        send(s, n, i -> {
+            try {
+                if (i == 2_000) {
+                    first.close();
+                } else if (i == 2_500) {
+                    again[0] = receiving.bind(port, c, x -> true, store);
+                }
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        await("all delivered", 30, () -> c.size() >= n, () -> c.size() + " of " + n);
+        await("the relay route reconnects to the restarted destination", 20, () -> s.metrics().routesInUse() == 2,
+                () -> s.metrics().toString());
+        s.close();
+        c.assertExactlyInOrder(n);
+        assertTrue(s.metrics().reconnects() >= 2, "both routes reconnected: " + s.metrics());
+        again[0].close();
+    }
+
+    @Test
     void aHungRelayIsClosedAfterTheRouteStallTimeoutAndNothingIsLostOrDuplicated() throws Exception {
         AtomicBoolean hung = new AtomicBoolean();
         FrameInterceptor hangs = new FrameInterceptor() {
