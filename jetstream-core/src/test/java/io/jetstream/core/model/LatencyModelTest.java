@@ -346,4 +346,27 @@ class LatencyModelTest {
         StreamContext idle = CONTEXT.withRate(50);
         assertEquals(1, new BatchOracle(10_000, 4, 0.1).decide(idle).routes());
     }
+
+    @Test
+    void routesFollowTheRateOneRouteWhileOneCarriesIt() {
+        // A 1 MB/s route with a 50 ms transfer, 1,000-byte events: one route carries about 1,000 events/s.
+        StreamContext wan = CONTEXT.withLink(new ThroughputCurve(0.05, 1_000_000));
+        BatchOracle oracle = new BatchOracle(10_000, 4, 0.1);
+        for (double rate : new double[] {10, 100, 500}) {
+            BatchDecision d = oracle.decide(wan.withRate(rate));
+            assertTrue(d.sustainable(), d.toString());
+            assertEquals(1, d.routes(), "at " + rate + " events/s one route carries the stream: " + d);
+        }
+        int previous = 1;
+        for (double rate : new double[] {1_500, 2_500, 3_300}) {
+            BatchDecision d = oracle.decide(wan.withRate(rate));
+            assertTrue(d.sustainable(), d.toString());
+            assertTrue(d.routes() > 1 && d.routes() >= previous, "at " + rate + " events/s: " + d);
+            assertTrue(d.estimate().capacityEventsPerSecond() >= rate, d.toString());
+            previous = d.routes();
+            // and no fewer routes would have carried it
+            BatchDecision fewer = new BatchOracle(10_000, d.routes() - 1, 0.1).decide(wan.withRate(rate));
+            assertFalse(fewer.sustainable(), "fewer routes carry " + rate + " events/s too: " + fewer);
+        }
+    }
 }

@@ -49,7 +49,7 @@ public final class CrossSiteBatchingBenchmark implements Callable<Integer> {
     @Option(names = "--root", defaultValue = "../..")
     Path root;
 
-    @Option(names = "--work", defaultValue = "target/crosssite-bench")
+    @Option(names = "--work", defaultValue = "target/crosssite-bench/CrossSiteBatchingBenchmark")
     Path work;
 
     public static void main(String[] args) {
@@ -75,10 +75,12 @@ public final class CrossSiteBatchingBenchmark implements Callable<Integer> {
             for (int r = 0; r < runs; r++) {
                 for (Map.Entry<String, List<String>> c : configs.entrySet()) {
                     List<String> args = new ArrayList<>(List.of("--record-size", Integer.toString(recordSize), "--duration-s",
-                            Double.toString(durationSeconds), "--rate", "0", "--reliability", "acknowledged"));
+                            Double.toString(durationSeconds), "--rate", "0", "--reliability", "acknowledged",
+                            // the same bounded backlog for every side (adaptive narrows it further), drained before the close
+                            "--set", "jetstream.transport.memory-bytes=4194304", "--set", "jetstream.transport.close-timeout-ms=120000"));
                     args.addAll(c.getValue());
                     CrossSiteRig.Result res = rig.stream(testbed.node("a0"), testbed.node("b0"), args, List.of(), 3,
-                            (long) durationSeconds + 120);
+                            (long) durationSeconds + 200);
                     double[] v = {res.goodputMBps(3), res.latencyMillis("p50"), res.latencyMillis("p99")};
                     results.computeIfAbsent(c.getKey(), k -> new ArrayList<>()).add(v);
                     System.out.printf("#   %-18s %7.3f MB/s, p50 %.1f ms, p99 %.1f ms, lost %d, duplicated %d%n", c.getKey(), v[0], v[1],

@@ -201,7 +201,7 @@ public final class CrossSiteRig implements AutoCloseable {
         Files.deleteIfExists(txJson);
         String at = receiver.wanAddress() + ":" + RECEIVER_PORT;
         List<String> rx = new ArrayList<>(List.of(java, "-Xmx1g", "-jar", perfJar.toString(), "receive", "--bind", at,
-                "--json", rxJson.toString(), "--exit-after-streams", "1", "--warmup-s", Double.toString(warmupSeconds),
+                "--json", rxJson.toString(), "--exit-after-streams", "1", "--exit-after-idle-s", "10", "--warmup-s", Double.toString(warmupSeconds),
                 "--set", "jetstream.transport.auth.secret-file=" + streamSecret));
         rx.addAll(transportTls(true));
         rx.addAll(receiveArgs);

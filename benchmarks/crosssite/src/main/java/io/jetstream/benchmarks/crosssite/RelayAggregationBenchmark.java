@@ -61,7 +61,7 @@ public final class RelayAggregationBenchmark implements Callable<Integer> {
     @Option(names = "--root", defaultValue = "../..", description = "The repository's root (default: ${DEFAULT-VALUE}).")
     Path root;
 
-    @Option(names = "--work", defaultValue = "target/crosssite-bench", description = "Logs and reports (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--work", defaultValue = "target/crosssite-bench/RelayAggregationBenchmark", description = "Logs and reports (default: ${DEFAULT-VALUE}).")
     Path work;
 
     public static void main(String[] args) {

@@ -53,7 +53,7 @@ public final class RelayChoiceBenchmark implements Callable<Integer> {
     @Option(names = "--root", defaultValue = "../..")
     Path root;
 
-    @Option(names = "--work", defaultValue = "target/crosssite-bench")
+    @Option(names = "--work", defaultValue = "target/crosssite-bench/RelayChoiceBenchmark")
     Path work;
 
     public static void main(String[] args) {

@@ -49,7 +49,7 @@ public final class RelayTlsBenchmark implements Callable<Integer> {
     @Option(names = "--root", defaultValue = "../..")
     Path root;
 
-    @Option(names = "--work", defaultValue = "target/crosssite-bench")
+    @Option(names = "--work", defaultValue = "target/crosssite-bench/RelayTlsBenchmark")
     Path work;
 
     public static void main(String[] args) {
