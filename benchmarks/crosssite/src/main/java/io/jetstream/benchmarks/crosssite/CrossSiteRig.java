@@ -28,6 +28,12 @@ import java.util.stream.Stream;
 public final class CrossSiteRig implements AutoCloseable {
     static final int RECEIVER_PORT = 7500;
     static final int RELAY_PORT = 7400;
+    /**
+     * The receivers' {@code transport.window-bytes}: what a receiver holds ahead of a gap per stream must
+     * cover the largest sender window of the benchmarks (a receiver with less closes the routes of a
+     * sender that uses its window while a slow route holds a gap).
+     */
+    static final int RECEIVER_WINDOW_BYTES = 64 << 20;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Testbed testbed;
@@ -202,7 +208,8 @@ public final class CrossSiteRig implements AutoCloseable {
         String at = receiver.wanAddress() + ":" + RECEIVER_PORT;
         List<String> rx = new ArrayList<>(List.of(java, "-Xmx1g", "-jar", perfJar.toString(), "receive", "--bind", at,
                 "--json", rxJson.toString(), "--exit-after-streams", "1", "--exit-after-idle-s", "10", "--warmup-s", Double.toString(warmupSeconds),
-                "--set", "jetstream.transport.auth.secret-file=" + streamSecret));
+                "--set", "jetstream.transport.auth.secret-file=" + streamSecret,
+                "--set", "jetstream.transport.window-bytes=" + RECEIVER_WINDOW_BYTES));
         rx.addAll(transportTls(true));
         rx.addAll(receiveArgs);
         Process receiving = receiver.start(rx, rxLog);

@@ -24,6 +24,11 @@ import picocli.CommandLine.Option;
  * back to 0.9 × the new optimum (the best set after the drop, measured in the same run: the direct
  * route and the fastest remaining relays in order). Medians over {@code --runs} interleaved runs.
  *
+ * <p>Batches are fixed (64 KiB by default), so that the comparison is of the relay choice alone: with
+ * adaptive batching the oracle sizes batches from what its probes measure, and a relay's queue hides
+ * its slower link from them; batches of several MB then took seconds across a 10 Mbit/s relay while
+ * strict ordering held everything behind them ({@code --batch-bytes 0} shows it).
+ *
  * <p>Root only; {@code -Dbench.class=RelayChoiceBenchmark}.
  */
 @Command(name = "RelayChoiceBenchmark", mixinStandardHelpOptions = true, sortOptions = false,
@@ -46,6 +51,10 @@ public final class RelayChoiceBenchmark implements Callable<Integer> {
 
     @Option(names = "--rtt-ms", defaultValue = "50")
     int rttMillis;
+
+    @Option(names = "--batch-bytes", defaultValue = "65536",
+            description = "Fixed batches of this many bytes; 0: adaptive batching (default: ${DEFAULT-VALUE}; see the class comment).")
+    int batchBytes;
 
     @Option(names = "--choices", split = ",", defaultValue = "ant-colony,greedy,random")
     List<String> choices;
@@ -116,7 +125,10 @@ public final class RelayChoiceBenchmark implements Callable<Integer> {
 
     private List<String> args(List<String> extra) {
         List<String> a = new ArrayList<>(List.of("--record-size", Integer.toString(recordSize), "--rate", "0", "--reliability",
-                "acknowledged"));
+                "acknowledged", "--set", "jetstream.transport.window-bytes=16777216"));
+        if (batchBytes > 0) {
+            a.addAll(List.of("--set", "jetstream.batch.mode=fixed", "--set", "jetstream.batch.fixed.target-bytes=" + batchBytes));
+        }
         a.addAll(extra);
         return a;
     }
