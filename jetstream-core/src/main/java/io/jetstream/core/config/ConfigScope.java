@@ -20,7 +20,9 @@ public enum ConfigScope {
     /** JStorm's {@code storm.yaml} and topology configuration. */
     JSTORM("jetstream.", List.of("transport.", "batch.", "ring.", "qos.", "jstorm.", "scheduler.")),
     /** JetStream's own processes: the relay and the perf tool (a properties file, or -D system properties). */
-    STANDALONE("jetstream.", List.of("transport.", "batch.", "ring.", "qos.", "relay.", "perf."));
+    STANDALONE("jetstream.", List.of("transport.", "batch.", "ring.", "qos.", "relay.", "landing.", "perf.")),
+    /** Flink's cross-site sink and source (their builders' properties). */
+    FLINK_CONNECTOR("jetstream.", List.of("transport.", "batch.", "crosssite."));
 
     private final String prefix;
     private final List<String> namespaces;

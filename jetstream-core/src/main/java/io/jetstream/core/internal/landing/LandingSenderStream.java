@@ -1,0 +1,152 @@
+package io.jetstream.core.internal.landing;
+
+import io.jetstream.core.api.LandingGuarantee;
+import io.jetstream.core.api.LandingSender;
+import io.jetstream.core.api.OutboundStream;
+import io.jetstream.core.api.StreamRoutes;
+import io.jetstream.core.api.Transport;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableArrayBuffer;
+
+/**
+ * {@link LandingSender} over one {@link OutboundStream} named {@code land/<name>}: BEGIN first, then
+ * DATA records (the send time before the payload, copied once into a reused buffer) and MARKs. The
+ * landing's {@link LandingProtocol#CONTROL_STREAMS} broadcast says when its landed stream is full:
+ * offers are then pushed back like a full window.
+ *
+ * <p>Threading contract: as {@link LandingSender}; the control listener runs on the transport's
+ * I/O thread and only writes {@link #full}.
+ */
+public final class LandingSenderStream implements LandingSender {
+    private static final long POLL_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+
+    private final String name;
+    private final long attempt;
+    private final LandingGuarantee guarantee;
+    private final OutboundStream stream;
+    private final ExpandableArrayBuffer scratch = new ExpandableArrayBuffer(1 << 12);
+    private volatile boolean full;
+    private long lastEpoch;
+
+    private LandingSenderStream(Transport transport, StreamRoutes routes, String name, LandingGuarantee guarantee, long attempt) {
+        this.name = name;
+        this.attempt = attempt;
+        this.guarantee = guarantee;
+        this.stream = transport.openSender(LandingProtocol.LAND + name, routes, this::onControl);
+    }
+
+    public static LandingSenderStream open(Transport transport, StreamRoutes routes, String name, LandingGuarantee guarantee,
+            long attempt, long restoredAttempt, long restoredEpoch) {
+        LandingProtocol.checkName("landed stream name", name);
+        if (attempt == 0) {
+            throw new IllegalArgumentException("attempt 0 is reserved for 'none'");
+        }
+        LandingSenderStream s = new LandingSenderStream(transport, routes, name, guarantee, attempt);
+        s.lastEpoch = restoredEpoch;
+        s.scratch.putByte(0, (byte) (guarantee == LandingGuarantee.EXACTLY_ONCE ? 1 : 0));
+        s.scratch.putLong(1, attempt);
+        s.scratch.putLong(9, restoredAttempt);
+        s.scratch.putLong(17, restoredEpoch);
+        int r = s.stream.offer(LandingProtocol.BEGIN, s.scratch.byteArray(), 0, LandingProtocol.BEGIN_LENGTH);
+        if (r != OutboundStream.ACCEPTED) {
+            s.stream.close();
+            throw new IllegalStateException("landed stream " + name + ": the stream refused its BEGIN (" + r
+                    + "): is transport.reliability acknowledged?");
+        }
+        return s;
+    }
+
+    private void onControl(int tag, DirectBuffer buffer, int offset, int length) {
+        if (tag != LandingProtocol.CONTROL_STREAMS || length < 12) {
+            return;
+        }
+        int at = offset + 12;
+        int end = offset + length;
+        for (int i = 0, n = buffer.getInt(offset + 8); i < n && at + 3 <= end; i++) {
+            boolean isFull = buffer.getByte(at) == 1;
+            int len = buffer.getShort(at + 1) & 0xffff;
+            if (at + 3 + len > end) {
+                return;
+            }
+            if (len == name.length() && name.equals(LandingProtocol.string(buffer, at + 3, len))) {
+                full = isFull;
+                return;
+            }
+            at += 3 + len;
+        }
+        full = false;
+    }
+
+    @Override
+    public int offer(byte[] src, int offset, int length) {
+        if (full) {
+            return OutboundStream.BACK_PRESSURED;
+        }
+        scratch.putLong(0, System.currentTimeMillis());
+        scratch.putBytes(Long.BYTES, src, offset, length);
+        return stream.offer(LandingProtocol.DATA, scratch.byteArray(), 0, Long.BYTES + length);
+    }
+
+    @Override
+    public int mark(long epoch) {
+        if (guarantee != LandingGuarantee.EXACTLY_ONCE) {
+            throw new IllegalStateException("landed stream " + name + " is at least once: it has no epochs");
+        }
+        if (epoch <= lastEpoch) {
+            throw new IllegalArgumentException("epoch " + epoch + " after epoch " + lastEpoch);
+        }
+        scratch.putLong(0, epoch);
+        int r = stream.offer(LandingProtocol.MARK, scratch.byteArray(), 0, Long.BYTES);
+        if (r == OutboundStream.ACCEPTED) {
+            lastEpoch = epoch;
+        }
+        return r;
+    }
+
+    @Override
+    public boolean awaitLanded(long timeoutNanos) throws InterruptedException {
+        stream.flush();
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (stream.bufferedBytes() > 0 || stream.batchesInFlight() > 0) {
+            if (stream.failure().isPresent()) {
+                throw new IllegalStateException("landed stream " + name + " failed: " + stream.failure().get(), stream.failure().get());
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                return false;
+            }
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            LockSupport.parkNanos(POLL_NANOS);
+            stream.flush();
+        }
+        return true;
+    }
+
+    /** Whether the landing said the landed stream is full. */
+    public boolean landingFull() {
+        return full;
+    }
+
+    @Override
+    public long attempt() {
+        return attempt;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public OutboundStream stream() {
+        return stream;
+    }
+
+    @Override
+    public void close() {
+        stream.close();
+    }
+}
