@@ -9,11 +9,11 @@ package io.jetstream.core.api;
  * @param released records released to readers or discarded
  * @param discarded records discarded (an attempt that failed before committing, or an epoch that lingered)
  * @param read the lowest position its subscribers have received up to (landed when none is subscribed)
- * @param unreleasedBytes bytes landed but not yet released
+ * @param unreleasedRecords records landed but not yet released (exactly once: waiting for their commit)
  * @param journalBytes bytes its journal holds on disk
  * @param oldestUnreleasedMillis arrival time of the oldest record not yet released (0: none)
  * @param replicationLatencyMillis arrival − send time of the last record landed
  * @param subscribers subscriptions now
  */
 public record LandedStreamStats(String name, LandingGuarantee guarantee, long landed, long released, long discarded, long read,
-        long unreleasedBytes, long journalBytes, long oldestUnreleasedMillis, long replicationLatencyMillis, int subscribers) {}
+        long unreleasedRecords, long journalBytes, long oldestUnreleasedMillis, long replicationLatencyMillis, int subscribers) {}

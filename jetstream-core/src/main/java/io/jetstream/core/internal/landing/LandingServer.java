@@ -2,6 +2,7 @@ package io.jetstream.core.internal.landing;
 
 import io.jetstream.core.api.DeliveryHandler.DeliveredBatch;
 import io.jetstream.core.api.InboundEndpoint;
+import io.jetstream.core.api.JournalRuntime;
 import io.jetstream.core.api.LandedStreamStats;
 import io.jetstream.core.api.Landing;
 import io.jetstream.core.api.LandingSettings;
@@ -72,6 +73,7 @@ public final class LandingServer implements Landing {
             throw new InvalidConfigurationException("transport.reliability", "best-effort",
                     "a landing pushes released records to its readers on acknowledged streams: set acknowledged");
         }
+        JournalRuntime.check("landing.directory", settings.directory());
         LandingServer server = new LandingServer(transport, settings);
         try {
             server.openJournals();
@@ -371,8 +373,7 @@ public final class LandingServer implements Landing {
             }
             LandedStream s = streams.get(name);
             if (s == null) {
-                refuse("the landing holds no stream named " + name);
-                return false;
+                return false; // subscribed before its sender's first batch: wait for it
             }
             boolean pushed = false;
             synchronized (s) {
