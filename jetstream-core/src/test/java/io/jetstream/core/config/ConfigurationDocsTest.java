@@ -24,5 +24,8 @@ class ConfigurationDocsTest {
         ConfigurationDocsCheck.checkSection(
                 "core-relay", ConfigurationDocs.render(ConfigScope.STANDALONE, "the relay process (bin/jetstream-relay)",
                         RelayOptions.GROUP));
+        ConfigurationDocsCheck.checkSection(
+                "core-landing", ConfigurationDocs.render(ConfigScope.STANDALONE, "the landing process (bin/jetstream-landing)",
+                        io.jetstream.core.api.LandingOptions.GROUP));
     }
 }
