@@ -357,6 +357,8 @@ public final class LandingServer implements Landing {
         private long nextHead;
         private long lastHeadReleased = -1;
         private boolean refused;
+        /** Set (under the stream's monitor) when a later subscription replaced this one. */
+        private boolean closed;
 
         Subscription(String name, long from, InetSocketAddress reply, String subscriber) {
             this.name = name;
@@ -377,6 +379,9 @@ public final class LandingServer implements Landing {
             }
             boolean pushed = false;
             synchronized (s) {
+                if (closed) {
+                    return false;
+                }
                 if (cursor == null) {
                     long first = s.firstOrdinal();
                     if (next < first) {
@@ -470,17 +475,22 @@ public final class LandingServer implements Landing {
         }
 
         void close() {
-            out.close();
-            LandedLog.Cursor c = cursor;
-            if (c != null) {
-                LandedStream s = streams.get(name);
-                if (s != null) {
-                    synchronized (s) {
-                        c.close();
-                    }
-                } else {
-                    c.close();
+            LandedStream s = streams.get(name);
+            if (s != null) {
+                synchronized (s) {
+                    closeCursor();
                 }
+            } else {
+                closeCursor();
+            }
+            out.close();
+        }
+
+        private void closeCursor() {
+            closed = true;
+            if (cursor != null) {
+                cursor.close();
+                cursor = null;
             }
         }
     }
