@@ -12,6 +12,7 @@ import io.jetstream.core.api.Transport;
 import io.jetstream.core.api.TransportOptions.Reliability;
 import io.jetstream.core.api.TransportSettings;
 import io.jetstream.core.config.InvalidConfigurationException;
+import io.jetstream.core.internal.transport.journal.JournalException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -393,8 +394,14 @@ public final class LandingServer implements Landing {
                 }
                 int budget = 4096;
                 while (budget-- > 0) {
-                    if (docRecordsLeft == 0 && !nextDocument()) {
-                        break;
+                    try {
+                        if (docRecordsLeft == 0 && !nextDocument()) {
+                            break;
+                        }
+                    } catch (JournalException e) {
+                        refuse("record " + next + " of " + name + " was deleted while this subscription read it (released "
+                                + "by its readers and past landing.retention-ms): " + e.getMessage());
+                        return pushed;
                     }
                     int type = doc.getByte(docAt);
                     int length = doc.getInt(docAt + 1);
