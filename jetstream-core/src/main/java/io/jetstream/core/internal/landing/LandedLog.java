@@ -49,29 +49,33 @@ final class LandedLog implements AutoCloseable {
     private final Path directory;
     private final JournalSync sync;
     private final long generationBytes;
+    /** Chronicle's block size: a document may take at most a quarter of a block. */
+    private final long blockSize;
     private final List<Generation> generations = new ArrayList<>();
     private final ExpandableArrayBuffer readScratch = new ExpandableArrayBuffer(1 << 16);
     private long bytes;
 
-    private LandedLog(Path directory, JournalSync sync, long generationBytes) {
+    private LandedLog(Path directory, JournalSync sync, long generationBytes, int maxDocumentBytes) {
         this.directory = directory;
         this.sync = sync;
         this.generationBytes = generationBytes;
+        this.blockSize = Math.max(16L << 20, Long.highestOneBit(4L * (maxDocumentBytes + Integer.BYTES)) << 1);
     }
 
     /**
      * Opens the journal in {@code directory} (creating it), replaying what it holds.
      *
+     * @param maxDocumentBytes the largest document it will be given (a batch of the largest frame and its header)
      * @return the journal; {@link #isEmpty()} when it held nothing
      * @throws JournalException if the directory cannot be used
      */
-    static LandedLog open(Path directory, JournalSync sync, long generationBytes, Replay replay) {
+    static LandedLog open(Path directory, JournalSync sync, long generationBytes, int maxDocumentBytes, Replay replay) {
         try {
             Files.createDirectories(directory);
         } catch (IOException e) {
             throw new JournalException(directory, "cannot create the landed stream's journal directory", e);
         }
-        LandedLog log = new LandedLog(directory, sync, generationBytes);
+        LandedLog log = new LandedLog(directory, sync, generationBytes, maxDocumentBytes);
         List<Path> dirs;
         try (Stream<Path> list = Files.list(directory)) {
             dirs = list.filter(p -> p.getFileName().toString().startsWith(PREFIX) && Files.isDirectory(p))
@@ -87,7 +91,7 @@ final class LandedLog implements AutoCloseable {
                 throw new JournalCorruptedException(directory, "unexpected generation directory " + dir.getFileName());
             }
             Generation g = new Generation(dir, first);
-            g.open(sync);
+            g.open(sync, log.blockSize);
             log.generations.add(g);
             try (ExcerptTailer tailer = g.queue.createTailer()) {
                 tailer.singleThreadedCheckDisabled(true);
@@ -126,7 +130,7 @@ final class LandedLog implements AutoCloseable {
         }
         Path dir = directory.resolve(String.format("%s%020d", PREFIX, firstOrdinal));
         Generation g = new Generation(dir, firstOrdinal);
-        g.open(sync);
+        g.open(sync, blockSize);
         generations.add(g);
         append(snapshot, length);
     }
@@ -179,8 +183,11 @@ final class LandedLog implements AutoCloseable {
         return generations.isEmpty() ? 0 : generations.get(0).first;
     }
 
-    /** A reader of the documents from the generation that holds {@code ordinal} on. */
+    /** A reader of the documents from the generation that holds {@code ordinal} on; null while the journal is empty. */
     Cursor cursor(long ordinal) {
+        if (generations.isEmpty()) {
+            return null;
+        }
         int i = generations.size() - 1;
         while (i > 0 && generations.get(i).first > ordinal) {
             i--;
@@ -306,13 +313,13 @@ final class LandedLog implements AutoCloseable {
             this.first = first;
         }
 
-        void open(JournalSync sync) {
+        void open(JournalSync sync, long blockSize) {
             SyncMode mode = switch (sync) {
                 case NONE -> SyncMode.NONE;
                 case ASYNC -> SyncMode.ASYNC;
                 case SYNC -> SyncMode.SYNC;
             };
-            queue = SingleChronicleQueueBuilder.binary(dir).blockSize(16L << 20).syncMode(mode).build();
+            queue = SingleChronicleQueueBuilder.binary(dir).blockSize(blockSize).syncMode(mode).build();
         }
 
         void closeAppender() {

@@ -72,16 +72,22 @@ final class LandedStream implements AutoCloseable {
     /** While replaying a batch: its arrival time; -1 otherwise. */
     private long replayArrivalMillis = -1;
 
-    private LandedStream(String name, LandingSettings settings, Path directory) {
+    private LandedStream(String name, LandingSettings settings, Path directory, int maxFrameBytes) {
         this.name = name;
         this.settings = settings;
         this.ledger = new EpochLedger(settings.lingeringEpochTimeoutNanos());
-        this.log = LandedLog.open(directory, settings.sync(), settings.generationBytes(), this::replay);
+        // A batch's document: its frame's records, one more byte of type per record, and its header (names up to 64 KiB).
+        int maxDocument = (int) Math.min(Integer.MAX_VALUE - 8, 2L * maxFrameBytes + (64 << 10));
+        this.log = LandedLog.open(directory, settings.sync(), settings.generationBytes(), maxDocument, this::replay);
     }
 
-    /** Opens (or creates) the stream's journal under {@code directory} and replays it. */
-    static LandedStream open(String name, LandingSettings settings, Path directory) {
-        LandedStream s = new LandedStream(name, settings, directory);
+    /**
+     * Opens (or creates) the stream's journal under {@code directory} and replays it.
+     *
+     * @param maxFrameBytes the landing transport's {@code transport.max-frame-bytes}: the largest batch
+     */
+    static LandedStream open(String name, LandingSettings settings, Path directory, int maxFrameBytes) {
+        LandedStream s = new LandedStream(name, settings, directory, maxFrameBytes);
         if (s.ledger.landed() > 0 || !s.log.isEmpty()) {
             LOG.info("Landed stream {}: recovered {} records ({} released, {} discarded), journal {} bytes", name,
                     s.ledger.landed(), s.ledger.released(), s.ledger.discarded(), s.log.bytes());

@@ -106,7 +106,7 @@ public final class LandingServer implements Landing {
             for (Path dir : dirs.filter(Files::isDirectory).toList()) {
                 String name = StreamDirectories.name(dir.getFileName().toString());
                 if (name != null) {
-                    streams.put(name, LandedStream.open(name, settings, dir));
+                    streams.put(name, LandedStream.open(name, settings, dir, maxRecordBytes));
                 }
             }
         } catch (IOException e) {
@@ -142,7 +142,7 @@ public final class LandingServer implements Landing {
             LandedStream s = streams.get(name);
             if (s == null) {
                 s = streams.computeIfAbsent(name, n -> LandedStream.open(n, settings,
-                        settings.directory().resolve(StreamDirectories.directory(n))));
+                        settings.directory().resolve(StreamDirectories.directory(n)), maxRecordBytes));
                 streamsChanged = true;
                 LockSupport.unpark(pusher);
             }
@@ -391,6 +391,9 @@ public final class LandingServer implements Landing {
                         return false;
                     }
                     cursor = s.cursor(next);
+                    if (cursor == null) {
+                        return false; // nothing journaled yet
+                    }
                 }
                 int budget = 4096;
                 while (budget-- > 0) {

@@ -65,6 +65,10 @@ class LandingTest {
     }
 
     static TransportSettings transport() {
+        return transport(Map.of());
+    }
+
+    static TransportSettings transport(Map<String, Object> overrides) {
         Map<String, Object> raw = new HashMap<>();
         raw.put("jetstream.transport.bind-address", "127.0.0.1");
         raw.put("jetstream.transport.reconnect.min-backoff-ms", 20L);
@@ -74,6 +78,7 @@ class LandingTest {
         raw.put("jetstream.transport.window-bytes", 256 * 1024);
         raw.put("jetstream.batch.mode", "fixed");
         raw.put("jetstream.batch.fixed.target-bytes", 65536);
+        overrides.forEach((k, v) -> raw.put("jetstream." + k, v));
         return TransportSettings.from(JetStreamConfig.load(ConfigScope.STANDALONE, raw, TransportSettings.GROUPS));
     }
 
@@ -232,6 +237,27 @@ class LandingTest {
         await("4000 records", () -> got.values.size() >= 4_000);
         assertEquals(range(0, 4_000), got.values);
         assertEquals(4_000, second.streams().get(0).landed());
+    }
+
+    @Test
+    void aBatchAsLargeAsAFrameLandsAndIsRead() throws Exception {
+        Landing landing = keep(Landing.start(transport(), landingSettings(0, Map.of())));
+        StreamRoutes to = StreamRoutes.direct(landing.localAddress());
+        // One batch of nearly 8 MiB (transport.max-frame-bytes): its journal document is as large.
+        Map<String, Object> big = Map.of("transport.window-bytes", 32 << 20, "batch.fixed.target-bytes", 8 << 20,
+                "batch.max-event-delay-ms", 10_000L);
+        Transport site = keep(Transport.start(transport(big), "sender"));
+        LandingSender sender = keep(LandingSender.open(site, to, "orders/0", LandingGuarantee.AT_LEAST_ONCE, 7, 0, 0));
+        Received got = new Received();
+        Transport reader = keep(Transport.start(transport(), "reader"));
+        LandingSubscriber sub = keep(LandingSubscriber.open(reader, to, "reader-0", got, null));
+        sub.subscribe("orders/0", 0);
+        int n = 400_000; // 16-byte records, 24 bytes each with the send time, 8-byte record headers: ~12.8 MB, two batches
+        offerAll(sender, 0, n);
+        assertTrue(sender.awaitLanded(TEN_SECONDS * 3));
+        assertTrue(sender.stream().metrics().batchesSealed() <= 3, "large batches: " + sender.stream().metrics().batchesSealed());
+        await("every record", () -> got.values.size() == n);
+        assertEquals(range(0, n), got.values);
     }
 
     @Test
