@@ -54,18 +54,31 @@ public final class MirrorMakerProcess implements AutoCloseable {
 
     /**
      * Starts MirrorMaker 2 copying {@code topic} ({@code partitions} partitions) from {@code source} to
-     * {@code target}; {@code restHost:restPort} is its internal REST listener (exactly once only).
-     * Returns once it logged that it started.
+     * {@code target}, calling them by their {@link KafkaSite#alias()}; {@code restHost:restPort} is its
+     * internal REST listener (exactly once only). Returns once it logged that it started.
      */
     public static MirrorMakerProcess start(ProcessLauncher launcher, KafkaSite source, KafkaSite target, String topic, int partitions,
             boolean exactlyOnce, String restHost, int restPort, Path directory) throws IOException, InterruptedException {
+        return start(launcher, source, source.alias(), target, target.alias(), topic, partitions, exactlyOnce, restHost, restPort, directory);
+    }
+
+    /**
+     * As {@link #start(ProcessLauncher, KafkaSite, KafkaSite, String, int, boolean, String, int, Path)} with
+     * the clusters called {@code sourceAlias} and {@code targetAlias} in mm2.properties: MirrorMaker 2 names
+     * its internal topics and group after them, so two deployments with other aliases share nothing on
+     * the same clusters (one after the other in a test).
+     */
+    public static MirrorMakerProcess start(ProcessLauncher launcher, KafkaSite source, String sourceAlias, KafkaSite target,
+            String targetAlias, String topic, int partitions, boolean exactlyOnce, String restHost, int restPort, Path directory)
+            throws IOException, InterruptedException {
         Files.createDirectories(directory);
-        MirrorMakerProcess mm = new MirrorMakerProcess(directory, source.alias() + "." + topic);
+        MirrorMakerProcess mm = new MirrorMakerProcess(directory, sourceAlias + "." + topic);
         Path config = directory.resolve("mm2.properties");
-        Files.writeString(config, String.join("\n", properties(source, target, topic, partitions, exactlyOnce, restHost, restPort)) + "\n");
+        Files.writeString(config, String.join("\n", properties(source.bootstrapServers(), sourceAlias, target.bootstrapServers(), targetAlias,
+                topic, partitions, exactlyOnce, restHost, restPort)) + "\n");
         Path log = mm.log();
         mm.process = launcher.start(JavaProcesses.command(JVM_FLAGS, "org.apache.kafka.connect.mirror.MirrorMaker",
-                List.of(config.toString(), "--clusters", target.alias())), log);
+                List.of(config.toString(), "--clusters", targetAlias)), log);
         try {
             JavaProcesses.awaitLine(mm.process, log, STARTED, 120);
         } catch (IOException | InterruptedException | RuntimeException e) {
@@ -76,14 +89,12 @@ public final class MirrorMakerProcess implements AutoCloseable {
     }
 
     /** The lines of mm2.properties (see the class comment). */
-    static List<String> properties(KafkaSite source, KafkaSite target, String topic, int partitions, boolean exactlyOnce, String restHost,
-            int restPort) {
-        String a = source.alias();
-        String b = target.alias();
+    static List<String> properties(String sourceServers, String a, String targetServers, String b, String topic, int partitions,
+            boolean exactlyOnce, String restHost, int restPort) {
         List<String> p = new ArrayList<>(List.of(
                 "clusters=" + a + ", " + b,
-                a + ".bootstrap.servers=" + source.bootstrapServers(),
-                b + ".bootstrap.servers=" + target.bootstrapServers(),
+                a + ".bootstrap.servers=" + sourceServers,
+                b + ".bootstrap.servers=" + targetServers,
                 a + "->" + b + ".enabled=true",
                 a + "->" + b + ".topics=" + topic.replace(".", "\\."),
                 b + "->" + a + ".enabled=false",
