@@ -14,10 +14,10 @@ import java.util.List;
  */
 public final class KafkaChain implements AutoCloseable {
     /** The ports of a chain's processes. */
-    public record Ports(int brokerA, int controllerA, int brokerB, int controllerB, int mirrorRest) {
+    public record Ports(int brokerA, int controllerA, int externalA, int brokerB, int controllerB, int mirrorRest) {
         /** The usual ports, for processes that each have an address of their own (testbed nodes). */
         public static Ports standard() {
-            return new Ports(9092, 9093, 9092, 9093, 8083);
+            return new Ports(9092, 9093, 9094, 9092, 9093, 8083);
         }
     }
 
@@ -37,14 +37,16 @@ public final class KafkaChain implements AutoCloseable {
 
     /**
      * Starts the chain for {@code topic} ({@code partitions} partitions), MirrorMaker 2 in exactly-once
-     * mode if {@code guarantee} says so; work directories under {@code work}.
+     * mode if {@code guarantee} says so; broker A's external listener (which MirrorMaker 2 reads from) on
+     * {@code brokerAExternalHost}; work directories under {@code work}.
      */
-    public static KafkaChain start(Placement brokerA, Placement brokerB, Placement mirrorMaker, Ports ports, String topic, int partitions,
-            Guarantee guarantee, Path work) throws IOException, InterruptedException {
+    public static KafkaChain start(Placement brokerA, String brokerAExternalHost, Placement brokerB, Placement mirrorMaker, Ports ports,
+            String topic, int partitions, Guarantee guarantee, Path work) throws IOException, InterruptedException {
         KafkaSite a = null;
         KafkaSite b = null;
         try {
-            a = KafkaSite.start(brokerA.launcher(), "A", brokerA.host(), ports.brokerA(), ports.controllerA(), work.resolve("kafka-a"));
+            a = KafkaSite.start(brokerA.launcher(), "A", brokerA.host(), ports.brokerA(), ports.controllerA(), brokerAExternalHost,
+                    ports.externalA(), work.resolve("kafka-a"));
             b = KafkaSite.start(brokerB.launcher(), "B", brokerB.host(), ports.brokerB(), ports.controllerB(), work.resolve("kafka-b"));
             a.createTopic(topic, partitions);
             MirrorMakerProcess mm = MirrorMakerProcess.start(mirrorMaker.launcher(), a, b, topic, partitions,

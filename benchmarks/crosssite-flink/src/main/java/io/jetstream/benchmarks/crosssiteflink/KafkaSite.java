@@ -13,7 +13,10 @@ import org.apache.kafka.common.Uuid;
  * One site's Kafka cluster: a single KRaft node (broker and controller in one) as a process of its own,
  * {@code kafka.Kafka} on a generated {@code server.properties}, its log directory formatted first
  * ({@code kafka.tools.StorageTool format}, what {@code kafka-storage.sh format} runs; Kafka 4.3 has it
- * there). Listens on {@code host:port} (clients) and {@code host:controllerPort} (the controller).
+ * there). Listens on {@code host:port} (clients of its site) and {@code host:controllerPort} (the
+ * controller), and optionally on {@code externalHost:externalPort} for the other site's clients (listener
+ * {@code EXTERNAL}, advertised as that address: on the testbed a site's nodes reach each other on the LAN,
+ * other sites reach it at its WAN address, as a real broker has an internal and an external listener).
  * Everything lives under the work directory given, which {@link #close()} deletes.
  *
  * <p>Settings beyond Kafka's defaults, each because the cluster has one node: replication factor 1 and
@@ -33,6 +36,7 @@ public final class KafkaSite implements AutoCloseable {
     private final int port;
     private final Path directory;
     private final ProcessLauncher launcher;
+    private String external;
     private Process process;
 
     private KafkaSite(String alias, String host, int port, Path directory, ProcessLauncher launcher) {
@@ -41,6 +45,23 @@ public final class KafkaSite implements AutoCloseable {
         this.port = port;
         this.directory = directory;
         this.launcher = launcher;
+    }
+
+    /**
+     * As {@link #start(ProcessLauncher, String, String, int, int, Path)}, with an {@code EXTERNAL} listener on
+     * {@code externalHost:externalPort} for the other sites ({@link #externalBootstrapServers()}).
+     */
+    public static KafkaSite start(ProcessLauncher launcher, String alias, String host, int port, int controllerPort, String externalHost,
+            int externalPort, Path directory) throws IOException, InterruptedException {
+        KafkaSite site = new KafkaSite(alias, host, port, Files.createDirectories(directory), launcher);
+        site.external = externalHost + ":" + externalPort;
+        try {
+            site.startProcess(controllerPort);
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            site.close();
+            throw e;
+        }
+        return site;
     }
 
     /**
@@ -63,15 +84,16 @@ public final class KafkaSite implements AutoCloseable {
     private void startProcess(int controllerPort) throws IOException, InterruptedException {
         Path data = directory.resolve("data");
         Path properties = directory.resolve("server.properties");
+        String externalListener = external == null ? "" : ",EXTERNAL://" + external;
         Files.writeString(properties, String.join("\n",
                 "process.roles=broker,controller",
                 "node.id=1",
                 "controller.quorum.voters=1@" + host + ":" + controllerPort,
-                "listeners=PLAINTEXT://" + host + ":" + port + ",CONTROLLER://" + host + ":" + controllerPort,
-                "advertised.listeners=PLAINTEXT://" + host + ":" + port,
+                "listeners=PLAINTEXT://" + host + ":" + port + ",CONTROLLER://" + host + ":" + controllerPort + externalListener,
+                "advertised.listeners=PLAINTEXT://" + host + ":" + port + externalListener,
                 "controller.listener.names=CONTROLLER",
                 "inter.broker.listener.name=PLAINTEXT",
-                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,EXTERNAL:PLAINTEXT",
                 "log.dirs=" + data,
                 "num.partitions=1",
                 "offsets.topic.replication.factor=1",
@@ -104,6 +126,11 @@ public final class KafkaSite implements AutoCloseable {
     /** {@code host:port} of its client listener. */
     public String bootstrapServers() {
         return host + ":" + port;
+    }
+
+    /** {@code host:port} of its {@code EXTERNAL} listener, for the other sites; its client listener if it has none. */
+    public String externalBootstrapServers() {
+        return external != null ? external : bootstrapServers();
     }
 
     /** The broker's process. */

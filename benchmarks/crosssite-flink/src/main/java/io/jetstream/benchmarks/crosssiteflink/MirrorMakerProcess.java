@@ -54,7 +54,8 @@ public final class MirrorMakerProcess implements AutoCloseable {
 
     /**
      * Starts MirrorMaker 2 copying {@code topic} ({@code partitions} partitions) from {@code source} to
-     * {@code target}, calling them by their {@link KafkaSite#alias()}; {@code restHost:restPort} is its
+     * {@code target} (reading the source at its {@link KafkaSite#externalBootstrapServers()}: MirrorMaker 2 runs
+     * at the target's site), calling them by their {@link KafkaSite#alias()}; {@code restHost:restPort} is its
      * internal REST listener (exactly once only). Returns once it logged that it started.
      */
     public static MirrorMakerProcess start(ProcessLauncher launcher, KafkaSite source, KafkaSite target, String topic, int partitions,
@@ -74,7 +75,7 @@ public final class MirrorMakerProcess implements AutoCloseable {
         Files.createDirectories(directory);
         MirrorMakerProcess mm = new MirrorMakerProcess(directory, sourceAlias + "." + topic);
         Path config = directory.resolve("mm2.properties");
-        Files.writeString(config, String.join("\n", properties(source.bootstrapServers(), sourceAlias, target.bootstrapServers(), targetAlias,
+        Files.writeString(config, String.join("\n", properties(source.externalBootstrapServers(), sourceAlias, target.bootstrapServers(), targetAlias,
                 topic, partitions, exactlyOnce, restHost, restPort)) + "\n");
         Path log = mm.log();
         mm.process = launcher.start(JavaProcesses.command(JVM_FLAGS, "org.apache.kafka.connect.mirror.MirrorMaker",
