@@ -218,6 +218,10 @@ public final class CrossSiteJobMain {
         @Option(names = "--duration-s", defaultValue = "600", description = "Stop after this long in any case (default: ${DEFAULT-VALUE}).")
         double durationSeconds;
 
+        @Option(names = "--measure-s", description = "Stop this long after the first event arrived (a run at full speed: "
+                + "measure while the sender sends, not the backlog's drain).")
+        Double measureSeconds;
+
         @Option(names = "--warmup-s", defaultValue = "0", description = "Leave the intervals within this long of the first arrival out of the totals' latency and goodput (default: ${DEFAULT-VALUE}).")
         double warmupSeconds;
 
@@ -297,6 +301,10 @@ public final class CrossSiteJobMain {
                 }
                 if (first != 0 && EpochClock.nanos() - account.lastArrivalNanos() >= (long) (idleSeconds * 1e9)) {
                     stoppedBecause = "nothing arrived for " + idleSeconds + " s";
+                    break;
+                }
+                if (measureSeconds != null && first != 0 && EpochClock.nanos() - first >= (long) (measureSeconds * 1e9)) {
+                    stoppedBecause = "--measure-s " + measureSeconds + " passed since the first event";
                     break;
                 }
                 if (t >= durationSeconds) {

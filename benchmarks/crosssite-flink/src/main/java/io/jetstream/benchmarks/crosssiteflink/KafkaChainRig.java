@@ -76,7 +76,7 @@ public final class KafkaChainRig {
                 receive.addAll(List.of("--expect-records", Long.toString(expected), "--duration-s", Double.toString(s.durationSeconds() + 120)));
             } else {
                 // at full speed a backlog builds up in broker A: measure while the sender sends, not its drain
-                receive.addAll(List.of("--duration-s", Double.toString(s.durationSeconds() + 15)));
+                receive.addAll(List.of("--measure-s", Double.toString(s.durationSeconds()), "--duration-s", Double.toString(s.durationSeconds() + 240)));
             }
             double a = chain.siteA().cpuSeconds();
             double m = chain.mirrorMaker().cpuSeconds();

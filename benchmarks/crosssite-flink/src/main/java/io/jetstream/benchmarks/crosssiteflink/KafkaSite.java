@@ -22,6 +22,10 @@ import org.apache.kafka.common.Uuid;
  * <p>Settings beyond Kafka's defaults, each because the cluster has one node: replication factor 1 and
  * min ISR 1 for the offsets, transaction and share-state topics; {@code group.initial.rebalance.delay.ms=0}
  * (no other member is coming). Topics are created explicitly ({@link #createTopic}), not on first use.
+ * For the WAN: {@code socket.send.buffer.bytes=-1} and {@code socket.receive.buffer.bytes=-1} (defaults 100 KiB:
+ * a fixed 100 KiB send buffer caps each connection of a remote consumer, MirrorMaker 2's, at 100 KiB per
+ * round trip, 2 MB/s at 50 ms, measured so on the testbed; -1 lets the kernel size it to the
+ * bandwidth-delay product, what Kafka's docs advise for high-latency links).
  *
  * <p>Threading contract: one thread starts, uses and closes a site.
  */
@@ -103,6 +107,8 @@ public final class KafkaSite implements AutoCloseable {
                 "share.coordinator.state.topic.min.isr=1",
                 "group.initial.rebalance.delay.ms=0",
                 "auto.create.topics.enable=false",
+                "socket.send.buffer.bytes=-1",
+                "socket.receive.buffer.bytes=-1",
                 "") );
         Path formatLog = directory.resolve("format.log");
         Process format = launcher.start(JavaProcesses.command(List.of("-Xmx256m"), "kafka.tools.StorageTool",
