@@ -15,6 +15,13 @@ import java.util.concurrent.TimeUnit;
  * <p>Stateless; thread-safe.
  */
 public final class JavaProcesses {
+    /**
+     * System property: JVM flags added to every child's (space-separated), after its own; the loopback
+     * test sets {@code -XX:TieredStopAtLevel=1} (short runs on a busy machine: C2's compilations cost more
+     * than they save).
+     */
+    public static final String EXTRA_FLAGS_PROPERTY = "jetstream.crosssite.child-jvm-flags";
+
     private JavaProcesses() {
     }
 
@@ -34,6 +41,10 @@ public final class JavaProcesses {
         List<String> c = new ArrayList<>();
         c.add(java());
         c.addAll(jvmFlags);
+        String extra = System.getProperty(EXTRA_FLAGS_PROPERTY, "").trim();
+        if (!extra.isEmpty()) {
+            c.addAll(List.of(extra.split("\\s+")));
+        }
         c.add("-Djava.net.preferIPv4Stack=true");
         c.add("-cp");
         c.add(classPath());

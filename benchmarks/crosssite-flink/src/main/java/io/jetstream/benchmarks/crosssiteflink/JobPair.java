@@ -55,6 +55,16 @@ public final class JobPair {
      */
     public static Result run(Placement sender, Placement receiver, List<String> sendArgs, List<String> receiveArgs, Path work, String name,
             long timeoutSeconds) throws IOException, InterruptedException {
+        return run(sender, receiver, sendArgs, receiveArgs, work, name, timeoutSeconds, true);
+    }
+
+    /**
+     * As {@link #run(Placement, Placement, List, List, Path, String, long)}; with {@code receiverFirst} false
+     * both jobs start at once (a test of delivery, not of latency: the link's source must then read what
+     * was sent before it started, as KafkaSource from the earliest offset does).
+     */
+    public static Result run(Placement sender, Placement receiver, List<String> sendArgs, List<String> receiveArgs, Path work, String name,
+            long timeoutSeconds, boolean receiverFirst) throws IOException, InterruptedException {
         Files.createDirectories(work);
         Path rxLog = fresh(work.resolve(name + "-receive.log"));
         Path txLog = fresh(work.resolve(name + "-send.log"));
@@ -65,7 +75,9 @@ public final class JobPair {
         Process receiving = receiver.launcher().start(JavaProcesses.command(JVM_FLAGS, CrossSiteJobMain.class.getName(), rx), rxLog);
         Process sending = null;
         try {
-            JavaProcesses.awaitLine(receiving, rxLog, "SUBMITTED", 180);
+            if (receiverFirst) {
+                JavaProcesses.awaitLine(receiving, rxLog, "SUBMITTED", 180);
+            }
             List<String> tx = new ArrayList<>(List.of("send", "--json", txJson.toString()));
             tx.addAll(sendArgs);
             sending = sender.launcher().start(JavaProcesses.command(JVM_FLAGS, CrossSiteJobMain.class.getName(), tx), txLog);

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The Kafka chain on loopback, every piece a process of its own: site A's and site B's KRaft brokers
  * (shared by the two tests), MirrorMaker 2 in dedicated mode (one per test, with aliases of its own so
  * the two share nothing), the receiving and the sending Flink job (CrossSiteJobMain, a MiniCluster each,
- * parallelism 2). 20,000 events of 64 bytes: at least once, every one arrives; exactly once (transactional
+ * parallelism 2, started together: the source reads from the earliest offset). 20,000 events of 64 bytes: at least once, every one arrives; exactly once (transactional
  * KafkaSink, MirrorMaker 2's exactly-once mode, read_committed KafkaSource), every one arrives once.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -38,12 +38,14 @@ class KafkaChainITCase {
 
     @BeforeAll
     void startBrokers() throws Exception {
+        System.setProperty(JavaProcesses.EXTRA_FLAGS_PROPERTY, "-XX:TieredStopAtLevel=1");
         siteA = KafkaSite.start(ProcessLauncher.local(), "A", "127.0.0.1", freePort(), freePort(), work.resolve("kafka-a"));
         siteB = KafkaSite.start(ProcessLauncher.local(), "B", "127.0.0.1", freePort(), freePort(), work.resolve("kafka-b"));
     }
 
     @AfterAll
     void stopBrokers() throws Exception {
+        System.clearProperty(JavaProcesses.EXTRA_FLAGS_PROPERTY);
         try {
             if (siteB != null) {
                 siteB.close();
@@ -90,8 +92,8 @@ class KafkaChainITCase {
             send.addAll(List.of("--rate", "10000", "--records", Integer.toString(EVENTS), "--record-bytes", "64"));
             List<String> receive = new ArrayList<>(common);
             link(receive, KafkaLink.BOOTSTRAP_SERVERS + "=" + siteB.bootstrapServers(), KafkaLink.TOPIC + "=" + mm.remoteTopic());
-            receive.addAll(List.of("--expect-records", Integer.toString(EVENTS), "--settle-s", "2", "--idle-s", "60", "--duration-s", "180"));
-            JobPair.Result r = JobPair.run(Placement.loopback(), Placement.loopback(), send, receive, dir, topic, 200);
+            receive.addAll(List.of("--expect-records", Integer.toString(EVENTS), "--settle-s", "1", "--idle-s", "60", "--duration-s", "180"));
+            JobPair.Result r = JobPair.run(Placement.loopback(), Placement.loopback(), send, receive, dir, topic, 200, false);
             String mmLog = Files.readString(mm.log());
             // MirrorMaker 2 ran its source tasks as configured: transactional exactly once, or not.
             assertEquals(guarantee == Guarantee.EXACTLY_ONCE, mmLog.contains("ExactlyOnceWorkerSourceTask{id=MirrorSourceConnector"),
