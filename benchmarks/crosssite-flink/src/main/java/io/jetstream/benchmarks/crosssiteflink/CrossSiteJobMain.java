@@ -237,6 +237,9 @@ public final class CrossSiteJobMain {
             CrossSiteLink link = job.link();
             link.prepareReceiver(guarantee, Duration.ofSeconds(prepareTimeoutSeconds));
             StreamExecutionEnvironment env = job.environment(job.parallelism + 1);
+            // the hop from the source subtasks to the measuring sink is local: flush it within 1 ms, so that
+            // Flink's 100 ms default buffer timeout adds nothing to the link's latency at low rates
+            env.setBufferTimeout(1);
             env.fromSource(link.source(guarantee), WatermarkStrategy.noWatermarks(), link.name() + " source").setParallelism(job.parallelism)
                     .sinkTo(new MeasuringSink()).name("measure").setParallelism(1);
             JobClient client = env.executeAsync("cross-site receive via " + link.name());

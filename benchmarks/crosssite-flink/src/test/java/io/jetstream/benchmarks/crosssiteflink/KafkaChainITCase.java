@@ -2,7 +2,6 @@ package io.jetstream.benchmarks.crosssiteflink;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -57,6 +56,8 @@ class KafkaChainITCase {
         }
         assertFalse(siteA != null && siteA.process().isAlive(), "broker A still runs");
         assertFalse(siteB != null && siteB.process().isAlive(), "broker B still runs");
+        assertFalse(Files.exists(work.resolve("kafka-a/data")), "broker A's data left behind");
+        assertFalse(Files.exists(work.resolve("kafka-b/data")), "broker B's data left behind");
     }
 
     @Test
