@@ -31,7 +31,7 @@ class CoreApiTest {
             "flink-connector", "storm-transport/storm", "storm-transport/jstorm", "scheduler/core", "scheduler/storm",
             "scheduler/jstorm", "test-support/common", "test-support/flink", "test-support/storm", "test-support/jstorm",
             "benchmarks/jmh", "benchmarks/demo", "benchmarks/scheduler", "benchmarks/storm", "benchmarks/jstorm",
-            "benchmarks/flink", "benchmarks/crosssite", "perf", "relay", "landing");
+            "benchmarks/flink", "benchmarks/crosssite", "benchmarks/crosssite-flink", "perf", "relay", "landing");
     static final String[] CORE_API = {
         "io.jetstream.core.api..", "io.jetstream.core.config..", "io.jetstream.core.model..", "io.jetstream.core.ring.."
     };
