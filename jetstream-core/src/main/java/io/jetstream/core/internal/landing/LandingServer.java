@@ -50,6 +50,12 @@ public final class LandingServer implements Landing {
     private final Map<String, Subscription> subscriptions = new ConcurrentHashMap<>();
     private final long incarnation = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
     private final Thread pusher;
+    /** Closes retired subscriptions' push streams (each may wait for a reader that is gone). */
+    private final java.util.concurrent.ExecutorService closer = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "jetstream-landing-closer");
+        t.setDaemon(true);
+        return t;
+    });
     private final int maxRecordBytes;
     private volatile InboundEndpoint endpoint;
     private volatile boolean closed;
@@ -185,7 +191,7 @@ public final class LandingServer implements Landing {
                 InetSocketAddress reply = new InetSocketAddress(host, port);
                 Subscription old = subscriptions.put(name, new Subscription(name, from, reply, key.peerId()));
                 if (old != null) {
-                    old.close();
+                    retire(old);
                 }
                 LOG.info("Landed stream {}: {} subscribed from record {} (replies to {})", name, key.peerId(), from, reply);
             }
@@ -193,7 +199,7 @@ public final class LandingServer implements Landing {
                 String name = LandingProtocol.string(buffer, offset, length);
                 Subscription sub = subscriptions.get(name);
                 if (sub != null && sub.subscriber.equals(key.peerId()) && subscriptions.remove(name, sub)) {
-                    sub.close();
+                    retire(sub);
                 }
             }
             case LandingProtocol.RELEASE -> {
@@ -205,6 +211,20 @@ public final class LandingServer implements Landing {
                 }
             }
             default -> throw new IllegalStateException("record type " + target + " on request stream " + key);
+        }
+    }
+
+    /**
+     * Stops a replaced or ended subscription at once and closes its push stream on the closer thread:
+     * closing waits up to {@code transport.close-timeout-ms} for a reader that may be gone, which must
+     * not hold an I/O thread.
+     */
+    private void retire(Subscription sub) {
+        sub.stop();
+        try {
+            closer.execute(sub::close);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            sub.close(); // the landing is closing
         }
     }
 
@@ -327,9 +347,18 @@ public final class LandingServer implements Landing {
             e.close();
         }
         for (Subscription s : subscriptions.values()) {
-            s.close();
+            s.stop();
+            closer.execute(s::close);
         }
         subscriptions.clear();
+        closer.shutdown();
+        try {
+            if (!closer.awaitTermination(30, TimeUnit.SECONDS)) {
+                LOG.warn("Landing: push streams still closing after 30 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         transport.close();
         for (LandedStream s : streams.values()) {
             s.close();
@@ -484,7 +513,8 @@ public final class LandingServer implements Landing {
             out.flush();
         }
 
-        void close() {
+        /** Stops pushing (under the stream's monitor: a push in progress finishes first). */
+        void stop() {
             LandedStream s = streams.get(name);
             if (s != null) {
                 synchronized (s) {
@@ -493,6 +523,11 @@ public final class LandingServer implements Landing {
             } else {
                 closeCursor();
             }
+        }
+
+        /** Closes the push stream: what it sent and the reader did not acknowledge waits up to the close timeout. */
+        void close() {
+            stop();
             out.close();
         }
 
