@@ -356,7 +356,7 @@ public final class LandingServer implements Landing {
             if (!closer.awaitTermination(30, TimeUnit.SECONDS)) {
                 LOG.warn("Landing: push streams still closing after 30 s");
             }
-        } catch (InterruptedException e) {
+        } catch (InterruptedException interrupted) {
             Thread.currentThread().interrupt();
         }
         transport.close();
