@@ -1,0 +1,37 @@
+package io.jetstream.flink.crosssite;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.flink.api.common.functions.MapFunction;
+
+/**
+ * Passes records through and throws once per label (across restarts: the flag is static in this JVM)
+ * after a subtask passed {@code after} records: the injected failure of the fault tests.
+ */
+final class FailOnce implements MapFunction<Long, Long> {
+    private static final long serialVersionUID = 1L;
+    private static final Map<String, AtomicBoolean> FAILED = new ConcurrentHashMap<>();
+
+    private final String label;
+    private final long after;
+    private long passed;
+
+    FailOnce(String label, long after) {
+        this.label = label;
+        this.after = after;
+        FAILED.putIfAbsent(label, new AtomicBoolean());
+    }
+
+    static boolean failed(String label) {
+        return FAILED.get(label).get();
+    }
+
+    @Override
+    public Long map(Long value) {
+        if (++passed > after && FAILED.get(label).compareAndSet(false, true)) {
+            throw new IllegalStateException("injected failure (" + label + ") after " + after + " records");
+        }
+        return value;
+    }
+}
