@@ -65,7 +65,8 @@ final class CrossSiteReader<OUT> implements SourceReader<OUT, LandedStreamSplit>
     private volatile boolean closed;
     private volatile long lastLatencyMillis = -1;
     private Transport transport;
-    private LandingSubscriber subscriber;
+    /** Set by {@link #start}; splits added before it (restored ones) are subscribed there. */
+    private volatile LandingSubscriber subscriber;
 
     CrossSiteReader(CrossSiteSettings settings, DeserializationSchema<OUT> schema, SourceReaderContext context) {
         this.settings = settings;
@@ -102,6 +103,8 @@ final class CrossSiteReader<OUT> implements SourceReader<OUT, LandedStreamSplit>
             transport.close();
             throw new IllegalStateException("CrossSiteSource from " + settings.where() + ": interrupted while opening", e);
         }
+        // Splits restored from a checkpoint arrive before start().
+        positions.forEach(subscriber::subscribe);
         metrics.setPendingRecordsGauge(this::recordsBehind);
         metrics.gauge("recordsBehind", this::recordsBehind);
         metrics.gauge("unreleasedRecords", this::unreleasedRecords);
@@ -152,7 +155,9 @@ final class CrossSiteReader<OUT> implements SourceReader<OUT, LandedStreamSplit>
                     split.nextOrdinal());
             positions.put(split.stream(), split.nextOrdinal());
             heads.putIfAbsent(split.stream(), new Head());
-            subscriber.subscribe(split.stream(), split.nextOrdinal());
+            if (subscriber != null) {
+                subscriber.subscribe(split.stream(), split.nextOrdinal());
+            }
         }
     }
 
