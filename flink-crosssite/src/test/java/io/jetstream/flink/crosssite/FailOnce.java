@@ -4,18 +4,21 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.state.CheckpointListener;
 
 /**
  * Passes records through and throws once per label (across restarts: the flag is static in this JVM)
- * after a subtask passed {@code after} records: the injected failure of the fault tests.
+ * after a subtask passed {@code after} records and saw two checkpoints complete (so that the job
+ * restores from a checkpoint, not from nothing): the injected failure of the fault tests.
  */
-final class FailOnce implements MapFunction<Long, Long> {
+final class FailOnce implements MapFunction<Long, Long>, CheckpointListener {
     private static final long serialVersionUID = 1L;
     private static final Map<String, AtomicBoolean> FAILED = new ConcurrentHashMap<>();
 
     private final String label;
     private final long after;
     private long passed;
+    private int checkpointsCompleted;
 
     FailOnce(String label, long after) {
         this.label = label;
@@ -29,9 +32,14 @@ final class FailOnce implements MapFunction<Long, Long> {
 
     @Override
     public Long map(Long value) {
-        if (++passed > after && FAILED.get(label).compareAndSet(false, true)) {
+        if (++passed > after && checkpointsCompleted >= 2 && FAILED.get(label).compareAndSet(false, true)) {
             throw new IllegalStateException("injected failure (" + label + ") after " + after + " records");
         }
         return value;
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+        checkpointsCompleted++;
     }
 }
