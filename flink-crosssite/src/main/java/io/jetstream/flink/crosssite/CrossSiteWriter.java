@@ -32,6 +32,8 @@ import org.slf4j.LoggerFactory;
 final class CrossSiteWriter<IN> implements StatefulSinkWriter<IN, LandedEpoch>, CommittingSinkWriter<IN, LandedEpoch> {
     private static final Logger LOG = LoggerFactory.getLogger(CrossSiteWriter.class);
     private static final long LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** A flush that has not landed everything after this long counts as waiting for the landing. */
+    private static final long LANDED_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long WAIT_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
 
     private final CrossSiteSettings settings;
@@ -126,7 +128,7 @@ final class CrossSiteWriter<IN> implements StatefulSinkWriter<IN, LandedEpoch>, 
     private void awaitLanded() throws IOException, InterruptedException {
         long start = System.nanoTime();
         try {
-            while (!sender.awaitLanded(Math.min(LOG_INTERVAL_NANOS, settings.sendTimeoutNanos()))) {
+            while (!sender.awaitLanded(Math.min(LANDED_SLICE_NANOS, settings.sendTimeoutNanos()))) {
                 if (waitingSince == 0) {
                     waitingSince = start;
                     lastWaitLog = start;

@@ -98,6 +98,7 @@ class CrossSiteSinkSourceITCase {
         conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("16m"));
         conf.set(TaskManagerOptions.NETWORK_MEMORY_MIN, MemorySize.parse("32m"));
         conf.set(TaskManagerOptions.NETWORK_MEMORY_MAX, MemorySize.parse("32m"));
+        conf.setString("metrics.reporter.capture.factory.class", CapturingReporter.class.getName());
         MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
                 .setConfiguration(conf).setNumTaskManagers(1).setNumSlotsPerTaskManager(4).build());
         cluster.start();
@@ -113,6 +114,16 @@ class CrossSiteSinkSourceITCase {
             sending.getJobExecutionResult().get(WAIT.toSeconds(), TimeUnit.SECONDS);
             Await.until("every record at the receiving job", WAIT,
                     () -> new HashSet<>(Recorder.seen("alo")).size() == N, () -> progress("alo", landing));
+            assertEquals(List.of((long) N / 2, (long) N / 2), CapturingReporter.values("send alo", "numRecordsSend"),
+                    "the writers' numRecordsSend");
+            Await.until("the readers' lag gauges at zero", WAIT, () -> {
+                List<Long> behind = CapturingReporter.values("receive alo", "recordsBehind");
+                List<Long> unreleased = CapturingReporter.values("receive alo", "unreleasedRecords");
+                return behind.size() == 2 && behind.stream().allMatch(v -> v == 0)
+                        && unreleased.size() == 2 && unreleased.stream().allMatch(v -> v == 0);
+            }, () -> "recordsBehind " + CapturingReporter.values("receive alo", "recordsBehind") + ", unreleasedRecords "
+                    + CapturingReporter.values("receive alo", "unreleasedRecords"));
+            assertTrue(CapturingReporter.values("receive alo", "replicationLatencyMillis").stream().allMatch(v -> v >= 0));
             receiving.cancel().get();
             assertEquals(sequence(N), new HashSet<>(Recorder.seen("alo")), "at least once: none missing");
         }
@@ -159,7 +170,10 @@ class CrossSiteSinkSourceITCase {
     void aLandingThatStartsAfterTheSendingJobLosesNothing() throws Exception {
         int port = FreePorts.unused();
         JobClient sending = startSending("late", port, DeliveryGuarantee.EXACTLY_ONCE, null, secret, 60_000, 10_000);
-        Thread.sleep(2_000); // the sending job runs (and waits) without a landing
+        Await.until("the writers' waitingForLanding gauges at 1", WAIT, () -> {
+            List<Long> waiting = CapturingReporter.values("send late", "waitingForLanding");
+            return waiting.size() == 2 && waiting.stream().allMatch(v -> v == 1);
+        }, () -> "waitingForLanding " + CapturingReporter.values("send late", "waitingForLanding"));
         assertTrue(!sending.getJobExecutionResult().isDone(), "the sending job waits for the landing");
         try (Landing landing = startLanding(port, "late")) {
             JobClient receiving = startReceiving("late", port, "late", null, null);
