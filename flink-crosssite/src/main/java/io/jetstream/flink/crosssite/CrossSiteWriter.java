@@ -161,7 +161,8 @@ final class CrossSiteWriter<IN> implements StatefulSinkWriter<IN, LandedEpoch>, 
                     + " took nothing of landed stream " + stream + " for " + TimeUnit.NANOSECONDS.toMillis(waited)
                     + " ms (" + settings.key(CrossSiteOptions.SEND_TIMEOUT_MS) + "): it is down or unreachable, refuses "
                     + "this sender (a wrong " + settings.key(io.jetstream.core.api.TransportOptions.AUTH_SECRET_FILE)
-                    + " or TLS? the landing's log says), or the stream is full because nothing reads it at that site");
+                    + " or TLS? this TaskManager's log shows the landing's refusal), or the stream is full because nothing reads it "
+                    + "at that site");
         }
         if (now - lastWaitLog >= LOG_INTERVAL_NANOS) {
             lastWaitLog = now;
