@@ -44,7 +44,7 @@ final class CrossSiteWriter<IN> implements StatefulSinkWriter<IN, LandedEpoch>, 
     private final LandingSender sender;
     private final Counter recordsSent;
     private final Counter bytesSent;
-    private long lastEpoch;
+    private volatile long lastEpoch;
     /** When the current wait for the landing began (nanoTime), 0 while not waiting. */
     private long waitingSince;
     private long lastWaitLog;
