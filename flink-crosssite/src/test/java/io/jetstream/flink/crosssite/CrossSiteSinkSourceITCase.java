@@ -240,6 +240,17 @@ class CrossSiteSinkSourceITCase {
             third.cancel().get();
             List<Long> second2 = sorted(Recorder.committed("savepoint-2"));
             assertEquals(second2, sorted(Recorder.committed("savepoint-3")));
+
+            // A fourth one from the same savepoint at a landing that lost its journals: its readers fail with the
+            // landing's reason.
+            try (Landing empty = startLanding(0, "savepoint-lost")) {
+                JobClient fourth = startReceiving("savepoint", empty.localAddress().getPort(), "savepoint-4", null, savepoint);
+                ExecutionException e = assertThrows(ExecutionException.class,
+                        () -> fourth.getJobExecutionResult().get(WAIT.toSeconds(), TimeUnit.SECONDS));
+                String messages = messages(e);
+                assertTrue(messages.contains("site-a") && messages.contains("refused landed stream savepoint/")
+                        && messages.contains("holds no stream"), messages);
+            }
         }
     }
 
