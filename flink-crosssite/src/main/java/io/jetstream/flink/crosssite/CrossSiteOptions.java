@@ -57,7 +57,8 @@ public final class CrossSiteOptions {
             "Read by `CrossSiteSink` and `CrossSiteSource` (their builders' `setProperty`, keys `jetstream.crosssite.*`), "
                     + "validated by `build()` and again when their writers and readers open. Their transport reads "
                     + "`jetstream.transport.*` and `jetstream.batch.*` from the same properties; "
-                    + "`transport.reliability` defaults to `acknowledged` there and best-effort is refused.",
+                    + "`transport.reliability` defaults to `acknowledged` there (best-effort is refused), `transport.io-threads` to 1 "
+                    + "and `transport.close-timeout-ms` to 1000.",
             List.of(LANDING, RELAYS, RELAY_CHOICE, STREAM_NAME, SITE, SEND_TIMEOUT_MS, COMMIT_TIMEOUT_MS,
                     READER_QUEUE_RECORDS));
 }

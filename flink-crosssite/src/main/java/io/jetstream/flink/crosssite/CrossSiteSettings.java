@@ -26,6 +26,7 @@ final class CrossSiteSettings {
     private static final Pattern STREAM_NAME = Pattern.compile("[A-Za-z0-9._:@-]{1,190}");
     private static final String RELIABILITY_KEY = ConfigScope.FLINK_CONNECTOR.keyOf(TransportOptions.RELIABILITY);
     private static final String IO_THREADS_KEY = ConfigScope.FLINK_CONNECTOR.keyOf(TransportOptions.IO_THREADS);
+    private static final String CLOSE_TIMEOUT_KEY = ConfigScope.FLINK_CONNECTOR.keyOf(TransportOptions.CLOSE_TIMEOUT_MS);
 
     private final JetStreamConfig config;
     private final String landingText;
@@ -80,6 +81,9 @@ final class CrossSiteSettings {
         Map<String, String> withDefaults = new HashMap<>(properties);
         withDefaults.putIfAbsent(RELIABILITY_KEY, "acknowledged");
         withDefaults.putIfAbsent(IO_THREADS_KEY, "1");
+        // A writer closes after its checkpoint's flush landed everything, or on a failover, when what did not land
+        // is sent again from the checkpoint: waiting long for it only slows the restart.
+        withDefaults.putIfAbsent(CLOSE_TIMEOUT_KEY, "1000");
         OptionGroup[] groups = Arrays.copyOf(TransportSettings.GROUPS, TransportSettings.GROUPS.length + 1);
         groups[groups.length - 1] = CrossSiteOptions.GROUP;
         return new CrossSiteSettings(JetStreamConfig.load(ConfigScope.FLINK_CONNECTOR, withDefaults, groups));

@@ -71,6 +71,7 @@ class CrossSiteOptionsTest {
                 "jetstream.crosssite.landing", "127.0.0.1:7500", "jetstream.crosssite.stream-name", "orders"));
         assertEquals(io.jetstream.core.api.TransportOptions.Reliability.ACKNOWLEDGED, s.transport().reliability());
         assertEquals(1, s.transport().ioThreads());
+        assertEquals(1_000_000_000L, s.transport().closeTimeoutNanos());
         assertEquals("orders/3", s.landedStream(3));
         assertEquals("site 127.0.0.1:7500", s.where());
         assertEquals(DeliveryGuarantee.AT_LEAST_ONCE, sink().build().deliveryGuarantee());
