@@ -370,6 +370,9 @@ class CrossSiteSinkSourceITCase {
         p.put("jetstream.landing.port", Integer.toString(port));
         p.put("jetstream.landing.directory", Files.createDirectories(tmp.resolve("landing-" + name)).toString());
         p.put("jetstream.landing.head-interval-ms", "200");
+        // The landing closes a restarted reader's stale push stream on its I/O thread, waiting up to this long for
+        // its unacknowledged batches (core: LandingServer.onRequest, SUBSCRIBE); the 10 s default delays restored jobs.
+        p.put("jetstream.transport.close-timeout-ms", "1000");
         OptionGroup[] groups = Arrays.copyOf(TransportSettings.GROUPS, TransportSettings.GROUPS.length + 1);
         groups[groups.length - 1] = LandingOptions.GROUP;
         JetStreamConfig config = JetStreamConfig.load(ConfigScope.STANDALONE, p, groups);
