@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 class CoreApiTest {
     /** The modules whose main classes are checked, relative to the repository root. */
     private static final List<String> MODULES = List.of(
-            "flink-connector", "storm-transport/storm", "storm-transport/jstorm", "scheduler/core", "scheduler/storm",
+            "flink-connector", "flink-crosssite", "storm-transport/storm", "storm-transport/jstorm", "scheduler/core", "scheduler/storm",
             "scheduler/jstorm", "test-support/common", "test-support/flink", "test-support/storm", "test-support/jstorm",
             "benchmarks/jmh", "benchmarks/demo", "benchmarks/scheduler", "benchmarks/storm", "benchmarks/jstorm",
             "benchmarks/flink", "benchmarks/crosssite", "benchmarks/crosssite-flink", "perf", "relay", "landing");
