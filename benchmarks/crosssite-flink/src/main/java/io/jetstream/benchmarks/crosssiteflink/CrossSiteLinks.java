@@ -12,7 +12,7 @@ import java.util.Map;
  */
 public final class CrossSiteLinks {
     /** The names {@code --via} accepts. */
-    public static final List<String> NAMES = List.of(KafkaLink.NAME, "jetstream");
+    public static final List<String> NAMES = List.of(KafkaLink.NAME, JetStreamLink.NAME);
 
     private CrossSiteLinks() {
     }
@@ -27,8 +27,8 @@ public final class CrossSiteLinks {
         switch (via) {
             case KafkaLink.NAME:
                 return KafkaLink.from(o);
-            case "jetstream":
-                throw new IllegalArgumentException("--via jetstream: not implemented yet (JetStreamLink, issue 42)");
+            case JetStreamLink.NAME:
+                return JetStreamLink.from(o);
             default:
                 throw new IllegalArgumentException("--via " + via + ": expected one of " + NAMES);
         }

@@ -167,6 +167,16 @@ public final class CrossSiteRig implements AutoCloseable {
         return p;
     }
 
+    /** The secret the receivers (and landings) and senders of this rig's streams share (32 random bytes). */
+    public Path streamSecret() {
+        return streamSecret;
+    }
+
+    /** The secret this rig's relays and their senders share. */
+    public Path relaySecret() {
+        return relaySecret;
+    }
+
     /** Where a relay on {@code node} listens (its LAN address: the sender is in the same site). */
     public static String relayAddress(TestbedNode node) {
         return node.lanAddress() + ":" + RELAY_PORT;

@@ -1,0 +1,122 @@
+package io.jetstream.benchmarks.crosssiteflink;
+
+import io.jetstream.benchmarks.crosssite.CrossSiteRig;
+import io.jetstream.benchmarks.crosssite.testbed.Testbed;
+import io.jetstream.benchmarks.crosssite.testbed.TestbedNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * JetStream's link on the same {@link Testbed} as {@link KafkaChainRig}, as an operator deploys it: the
+ * landing on b1 ({@code bin/jetstream-landing}'s jar; senders reach its WAN address, the receiving job its
+ * LAN address), relays of site A on a1.. ({@link CrossSiteRig}), the sending job on a0, the receiving job
+ * on b0; every one a JVM of its own in its node's namespace. Each {@link #measure} starts a fresh landing
+ * (and the relays it asks for), runs the job pair and stops them. Site A's egress is a0's own link plus one
+ * per relay.
+ *
+ * <p>Threading contract: one benchmark thread.
+ */
+public final class JetStreamLinkRig implements AutoCloseable {
+    static final int LANDING_PORT = 7600;
+    static final String STREAM = "events";
+
+    private final Testbed testbed;
+    private final Path work;
+    private final Path landingJar;
+    private final CrossSiteRig relays;
+    private int run;
+
+    public JetStreamLinkRig(Testbed testbed, Path root, Path work) throws IOException {
+        this.testbed = testbed;
+        this.work = Files.createDirectories(work);
+        this.landingJar = root.resolve("landing/target/jetstream-landing.jar").toAbsolutePath();
+        if (!Files.isRegularFile(landingJar)) {
+            throw new IllegalStateException(landingJar + " is missing: build it with ./mvnw -q -o -DskipTests package -pl landing -am");
+        }
+        this.relays = new CrossSiteRig(testbed, root, work.resolve("relays"));
+    }
+
+    /** The two jobs' reports and the CPU of the sending site's relays and of the landing while the jobs ran. */
+    public record Measurement(KafkaChainRig.Settings settings, int relays, JobPair.Result jobs, double relaysCpuSeconds,
+            double landingCpuSeconds) {
+        public long sent() {
+            return jobs.sender().path("records").asLong();
+        }
+
+        /** CPU µs per event on the sending site: the sending job's while it ran, and its relays'. */
+        public double sendingSiteCpuMicrosPerEvent() {
+            return (jobs.sender().path("jobCpuSeconds").asDouble() + relaysCpuSeconds) * 1e6 / Math.max(1, sent());
+        }
+    }
+
+    /** Runs one measurement over JetStream with {@code relayCount} relays of site A (a1, a2, ...). */
+    public Measurement measure(KafkaChainRig.Settings s, int relayCount) throws IOException, InterruptedException {
+        int id = ++run;
+        Path dir = work.resolve("jetstream-" + id + "-" + relayCount + "r-" + s.guarantee().label() + "-"
+                + (s.rate() == 0 ? "max" : Long.toString((long) s.rate())));
+        Files.createDirectories(dir);
+        TestbedNode a0 = testbed.node("a0");
+        TestbedNode b0 = testbed.node("b0");
+        TestbedNode b1 = testbed.node("b1");
+        Path landingLog = dir.resolve("landing.log");
+        Process landing = b1.start(List.of(JavaProcesses.java(), "-Xms512m", "-Xmx512m", "-XX:+UseG1GC", "-jar", landingJar.toString(),
+                "--set", "jetstream.transport.bind-address=0.0.0.0",
+                "--set", "jetstream.transport.auth.secret-file=" + relays.streamSecret(),
+                "--set", "jetstream.transport.window-bytes=" + (64 << 20),
+                "--set", "jetstream.landing.port=" + LANDING_PORT,
+                "--set", "jetstream.landing.directory=" + dir.resolve("landing-data"),
+                "--set", "jetstream.landing.retention-ms=0"), landingLog);
+        try {
+            JavaProcesses.awaitLine(landing, landingLog, "READY", 60);
+            List<String> relayAddresses = new ArrayList<>();
+            for (int i = 1; i <= relayCount; i++) {
+                relayAddresses.add(CrossSiteRig.relayAddress(testbed.node("a" + i)));
+                relays.startRelay(testbed.node("a" + i));
+            }
+            List<String> common = List.of("--via", JetStreamLink.NAME, "--guarantee", s.guarantee().label(), "--parallelism",
+                    Integer.toString(s.parallelism()), "--checkpoint-interval-ms", Long.toString(s.checkpointIntervalMs()),
+                    "--link", JetStreamLink.STREAM + "=" + STREAM,
+                    "--link", "jetstream.transport.auth.secret-file=" + relays.streamSecret());
+            List<String> send = new ArrayList<>(common);
+            send.addAll(List.of("--link", JetStreamLink.LANDING + "=" + b1.wanAddress() + ":" + LANDING_PORT,
+                    "--link", JetStreamLink.SITE + "=site B",
+                    "--link", "jetstream.transport.window-bytes=" + (16 << 20),
+                    "--link", "jetstream.batch.max-routes=" + (1 + relayCount)));
+            if (relayCount > 0) {
+                send.addAll(List.of("--link", JetStreamLink.RELAYS + "=" + String.join(",", relayAddresses),
+                        "--link", "jetstream.transport.relay.auth.secret-file=" + relays.relaySecret()));
+            }
+            send.addAll(List.of("--rate", Double.toString(s.rate()), "--record-bytes", Integer.toString(s.recordBytes()),
+                    "--duration-s", Double.toString(s.durationSeconds())));
+            List<String> receive = new ArrayList<>(common);
+            receive.addAll(List.of("--link", JetStreamLink.LANDING + "=" + b1.lanAddress() + ":" + LANDING_PORT,
+                    "--link", JetStreamLink.SITE + "=site A",
+                    "--link", "jetstream.transport.bind-address=" + b0.lanAddress(),
+                    "--warmup-s", Double.toString(s.warmupSeconds()), "--idle-s", "15"));
+            if (s.rate() > 0) {
+                long expected = (long) Math.ceil(s.rate() * s.durationSeconds());
+                receive.addAll(List.of("--expect-records", Long.toString(expected), "--duration-s", Double.toString(s.durationSeconds() + 120)));
+            } else {
+                receive.addAll(List.of("--measure-s", Double.toString(s.durationSeconds()), "--duration-s",
+                        Double.toString(s.durationSeconds() + 240)));
+            }
+            double relaysBefore = relays.relaysCpuSeconds();
+            double landingBefore = JavaProcesses.cpuSeconds(landing);
+            JobPair.Result r = JobPair.run(new Placement(ProcessLauncher.on(a0), a0.lanAddress()),
+                    new Placement(ProcessLauncher.on(b0), b0.lanAddress()), send, receive, dir, "jobs", (long) s.durationSeconds() + 240);
+            return new Measurement(s, relayCount, r, relays.relaysCpuSeconds() - relaysBefore,
+                    JavaProcesses.cpuSeconds(landing) - landingBefore);
+        } finally {
+            relays.stopRelays();
+            JavaProcesses.stop(landing);
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        relays.close();
+    }
+}
