@@ -348,17 +348,10 @@ public final class LandingServer implements Landing {
         }
         for (Subscription s : subscriptions.values()) {
             s.stop();
-            closer.execute(s::close);
         }
         subscriptions.clear();
-        closer.shutdown();
-        try {
-            if (!closer.awaitTermination(30, TimeUnit.SECONDS)) {
-                LOG.warn("Landing: push streams still closing after 30 s");
-            }
-        } catch (InterruptedException interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        // Push streams still closing wait for readers that may be gone: the transport's close ends them.
+        closer.shutdownNow();
         transport.close();
         for (LandedStream s : streams.values()) {
             s.close();
