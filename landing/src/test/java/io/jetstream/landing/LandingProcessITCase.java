@@ -135,6 +135,9 @@ class LandingProcessITCase {
             assertFalse(sender.stream().isReady());
             Awaitility.await("the landing logs the refusal").atMost(Duration.ofSeconds(10))
                     .until(() -> Files.readString(dir.resolve("landing.log")).contains("authentication failed"));
+            assertTrue(sender.stream().metrics().refusals() > 0, "the sender counts the refusals");
+            assertTrue(sender.stream().metrics().lastRefusal().contains("authentication failed"),
+                    "the sender knows why: " + sender.stream().metrics().lastRefusal());
         } finally {
             landing.destroy();
             landing.waitFor(20, TimeUnit.SECONDS);

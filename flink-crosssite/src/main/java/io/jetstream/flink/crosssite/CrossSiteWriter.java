@@ -157,6 +157,13 @@ final class CrossSiteWriter<IN> implements StatefulSinkWriter<IN, LandedEpoch>, 
         }
         long waited = now - waitingSince;
         if (waited >= settings.sendTimeoutNanos()) {
+            String refusal = sender.stream().metrics().lastRefusal();
+            if (!refusal.isEmpty()) {
+                throw new IOException("CrossSiteSink to " + settings.where() + ": the landing " + settings.landingAddress()
+                        + " refuses landed stream " + stream + ": " + refusal + " (for " + TimeUnit.NANOSECONDS.toMillis(waited)
+                        + " ms, " + settings.key(CrossSiteOptions.SEND_TIMEOUT_MS) + "); check "
+                        + settings.key(io.jetstream.core.api.TransportOptions.AUTH_SECRET_FILE) + " and TLS at both sites");
+            }
             throw new IOException("CrossSiteSink to " + settings.where() + ": the landing " + settings.landingAddress()
                     + " took nothing of landed stream " + stream + " for " + TimeUnit.NANOSECONDS.toMillis(waited)
                     + " ms (" + settings.key(CrossSiteOptions.SEND_TIMEOUT_MS) + "): it is down or unreachable, refuses "

@@ -205,7 +205,8 @@ class CrossSiteSinkSourceITCase {
             ExecutionException e = assertThrows(ExecutionException.class,
                     () -> sending.getJobExecutionResult().get(WAIT.toSeconds(), TimeUnit.SECONDS));
             String messages = messages(e);
-            assertTrue(messages.contains("site-b") && messages.contains("jetstream.transport.auth.secret-file"), messages);
+            assertTrue(messages.contains("site-b") && messages.contains("jetstream.transport.auth.secret-file")
+                    && messages.contains("authentication failed"), messages);
             assertTrue(landing.streams().stream().allMatch(s -> s.landed() == 0), "nothing landed from a wrong secret");
         }
     }

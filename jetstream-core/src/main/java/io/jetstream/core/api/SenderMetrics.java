@@ -76,6 +76,12 @@ public interface SenderMetrics {
     /** Routes closed as lost because they had batches in flight and received nothing for {@code transport.route-stall-timeout-ms}. */
     long routeStalls();
 
+    /** Connections the receiver refused in its handshake (an ERROR: authentication failed, too many streams...). */
+    long refusals();
+
+    /** The receiver's reason for its last refusal ({@link #refusals()}), empty if it never refused. */
+    String lastRefusal();
+
     /** Offers refused because the stream's memory (and journal) budget was full. */
     long backPressured();
 

@@ -30,6 +30,8 @@ public final class SenderCounters implements SenderMetrics {
     private final AtomicLong connectFailures = new AtomicLong();
     private final AtomicLong relayFailures = new AtomicLong();
     private final AtomicLong routeStalls = new AtomicLong();
+    private final AtomicLong refusals = new AtomicLong();
+    private volatile String lastRefusal = "";
     private final AtomicLong backPressured = new AtomicLong();
     private final AtomicLong probes = new AtomicLong();
     private final AtomicLong lastBatchRecords = new AtomicLong();
@@ -234,6 +236,22 @@ public final class SenderCounters implements SenderMetrics {
     }
 
     @Override
+    public long refusals() {
+        return refusals.get();
+    }
+
+    @Override
+    public String lastRefusal() {
+        return lastRefusal;
+    }
+
+    /** The receiver answered a handshake with ERROR {@code reason}. I/O thread. */
+    public void onRefused(String reason) {
+        lastRefusal = reason;
+        refusals.incrementAndGet();
+    }
+
+    @Override
     public long connectFailures() {
         return connectFailures.get();
     }
@@ -292,6 +310,7 @@ public final class SenderCounters implements SenderMetrics {
         m.put("connect-failures", connectFailures());
         m.put("relay-failures", relayFailures());
         m.put("route-stalls", routeStalls());
+        m.put("refusals", refusals());
         m.put("back-pressured", backPressured());
         m.put("probes", probes.get());
         m.put("last-batch-records", lastBatchRecords.get());

@@ -412,8 +412,10 @@ final class SenderConnection {
                     onRingLost(ctx.channel(), f.lastDelivered(), "the receiver reports: " + f.reason());
                 }
                 case ERROR -> {
+                    String reason = Frames.readError(frame);
+                    metrics.onRefused(reason);
                     LOG.error("Stream {} route {}: the receiver {}{} refused the connection: {}", stream, index, remote, via(),
-                            Frames.readError(frame));
+                            reason);
                     ctx.close();
                 }
                 default -> throw new ProtocolException("unexpected " + typeName(type) + " from a receiver");
