@@ -3,6 +3,7 @@ package io.jetstream.benchmarks.crosssiteflink;
 import io.jetstream.benchmarks.crosssite.CrossSiteRig;
 import io.jetstream.benchmarks.crosssite.testbed.Testbed;
 import io.jetstream.benchmarks.crosssite.testbed.TestbedNode;
+import io.jetstream.harness.FreePorts;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,20 +24,52 @@ public final class JetStreamLinkRig implements AutoCloseable {
     static final int LANDING_PORT = 7600;
     static final String STREAM = "events";
 
-    private final Testbed testbed;
+    /**
+     * Where each piece runs: the testbed's nodes ({@link #JetStreamLinkRig(Testbed, Path, Path)}) or this host
+     * ({@link #onThisHost}, no relays).
+     */
+    private record Layout(Placement sendingJob, Placement receivingJob, ProcessLauncher landing, String landingForSenders,
+            String landingForReaders, String readerBindAddress, List<TestbedNode> relayNodes) {}
+
+    private final Layout layout;
     private final Path work;
     private final Path landingJar;
     private final CrossSiteRig relays;
+    private final Path secret;
     private int run;
 
     public JetStreamLinkRig(Testbed testbed, Path root, Path work) throws IOException {
-        this.testbed = testbed;
+        this(new Layout(on(testbed.node("a0")), on(testbed.node("b0")), ProcessLauncher.on(testbed.node("b1")),
+                testbed.node("b1").wanAddress(), testbed.node("b1").lanAddress(), testbed.node("b0").lanAddress(),
+                List.of(testbed.node("a1"), testbed.node("a2"), testbed.node("a3"))), root, work,
+                new CrossSiteRig(testbed, root, work.resolve("relays")));
+    }
+
+    private JetStreamLinkRig(Layout layout, Path root, Path work, CrossSiteRig relays) throws IOException {
+        this.layout = layout;
         this.work = Files.createDirectories(work);
         this.landingJar = root.resolve("landing/target/jetstream-landing.jar").toAbsolutePath();
         if (!Files.isRegularFile(landingJar)) {
             throw new IllegalStateException(landingJar + " is missing: build it with ./mvnw -q -o -DskipTests package -pl landing -am");
         }
-        this.relays = new CrossSiteRig(testbed, root, work.resolve("relays"));
+        this.relays = relays;
+        if (relays != null) {
+            this.secret = relays.streamSecret();
+        } else {
+            byte[] bytes = new byte[32];
+            new java.security.SecureRandom().nextBytes(bytes);
+            this.secret = Files.write(this.work.resolve("stream.secret"), bytes);
+        }
+    }
+
+    /** JetStream's link with the landing and both jobs on this host (loopback): no link between sites, no relays. */
+    public static JetStreamLinkRig onThisHost(Path root, Path work) throws IOException {
+        return new JetStreamLinkRig(new Layout(Placement.loopback(), Placement.loopback(), ProcessLauncher.local(), "127.0.0.1",
+                "127.0.0.1", "127.0.0.1", List.of()), root, work, null);
+    }
+
+    private static Placement on(TestbedNode node) {
+        return new Placement(ProcessLauncher.on(node), node.lanAddress());
     }
 
     /** The two jobs' reports and the CPU of the sending site's relays and of the landing while the jobs ran. */
@@ -58,30 +91,33 @@ public final class JetStreamLinkRig implements AutoCloseable {
         Path dir = work.resolve("jetstream-" + id + "-" + relayCount + "r-" + s.guarantee().label() + "-"
                 + (s.rate() == 0 ? "max" : Long.toString((long) s.rate())));
         Files.createDirectories(dir);
-        TestbedNode a0 = testbed.node("a0");
-        TestbedNode b0 = testbed.node("b0");
-        TestbedNode b1 = testbed.node("b1");
+        if (relayCount > layout.relayNodes().size()) {
+            throw new IllegalArgumentException(relayCount + " relays: this layout has " + layout.relayNodes().size());
+        }
+        int port = layout.relayNodes().isEmpty() ? FreePorts.unused() : LANDING_PORT;
         Path landingLog = dir.resolve("landing.log");
-        Process landing = b1.start(List.of(JavaProcesses.java(), "-Xms512m", "-Xmx512m", "-XX:+UseG1GC", "-jar", landingJar.toString(),
-                "--set", "jetstream.transport.bind-address=0.0.0.0",
-                "--set", "jetstream.transport.auth.secret-file=" + relays.streamSecret(),
+        Process landing = layout.landing().start(List.of(JavaProcesses.java(), "-Xms512m", "-Xmx512m", "-XX:+UseG1GC", "-jar",
+                landingJar.toString(),
+                "--set", "jetstream.transport.bind-address=" + (layout.relayNodes().isEmpty() ? "127.0.0.1" : "0.0.0.0"),
+                "--set", "jetstream.transport.auth.secret-file=" + secret,
                 "--set", "jetstream.transport.window-bytes=" + (64 << 20),
-                "--set", "jetstream.landing.port=" + LANDING_PORT,
+                "--set", "jetstream.landing.port=" + port,
                 "--set", "jetstream.landing.directory=" + dir.resolve("landing-data"),
                 "--set", "jetstream.landing.retention-ms=0"), landingLog);
         try {
             JavaProcesses.awaitLine(landing, landingLog, "READY", 60);
             List<String> relayAddresses = new ArrayList<>();
-            for (int i = 1; i <= relayCount; i++) {
-                relayAddresses.add(CrossSiteRig.relayAddress(testbed.node("a" + i)));
-                relays.startRelay(testbed.node("a" + i));
+            for (int i = 0; i < relayCount; i++) {
+                TestbedNode node = layout.relayNodes().get(i);
+                relayAddresses.add(CrossSiteRig.relayAddress(node));
+                relays.startRelay(node);
             }
             List<String> common = List.of("--via", JetStreamLink.NAME, "--guarantee", s.guarantee().label(), "--parallelism",
                     Integer.toString(s.parallelism()), "--checkpoint-interval-ms", Long.toString(s.checkpointIntervalMs()),
                     "--link", JetStreamLink.STREAM + "=" + STREAM,
-                    "--link", "jetstream.transport.auth.secret-file=" + relays.streamSecret());
+                    "--link", "jetstream.transport.auth.secret-file=" + secret);
             List<String> send = new ArrayList<>(common);
-            send.addAll(List.of("--link", JetStreamLink.LANDING + "=" + b1.wanAddress() + ":" + LANDING_PORT,
+            send.addAll(List.of("--link", JetStreamLink.LANDING + "=" + layout.landingForSenders() + ":" + port,
                     "--link", JetStreamLink.SITE + "=site B",
                     "--link", "jetstream.transport.window-bytes=" + (16 << 20),
                     "--link", "jetstream.batch.max-routes=" + (1 + relayCount)));
@@ -92,9 +128,9 @@ public final class JetStreamLinkRig implements AutoCloseable {
             send.addAll(List.of("--rate", Double.toString(s.rate()), "--record-bytes", Integer.toString(s.recordBytes()),
                     "--duration-s", Double.toString(s.durationSeconds())));
             List<String> receive = new ArrayList<>(common);
-            receive.addAll(List.of("--link", JetStreamLink.LANDING + "=" + b1.lanAddress() + ":" + LANDING_PORT,
+            receive.addAll(List.of("--link", JetStreamLink.LANDING + "=" + layout.landingForReaders() + ":" + port,
                     "--link", JetStreamLink.SITE + "=site A",
-                    "--link", "jetstream.transport.bind-address=" + b0.lanAddress(),
+                    "--link", "jetstream.transport.bind-address=" + layout.readerBindAddress(),
                     "--warmup-s", Double.toString(s.warmupSeconds()), "--idle-s", "15"));
             if (s.rate() > 0) {
                 long expected = (long) Math.ceil(s.rate() * s.durationSeconds());
@@ -103,20 +139,24 @@ public final class JetStreamLinkRig implements AutoCloseable {
                 receive.addAll(List.of("--measure-s", Double.toString(s.durationSeconds()), "--duration-s",
                         Double.toString(s.durationSeconds() + 240)));
             }
-            double relaysBefore = relays.relaysCpuSeconds();
+            double relaysBefore = relays == null ? 0 : relays.relaysCpuSeconds();
             double landingBefore = JavaProcesses.cpuSeconds(landing);
-            JobPair.Result r = JobPair.run(new Placement(ProcessLauncher.on(a0), a0.lanAddress()),
-                    new Placement(ProcessLauncher.on(b0), b0.lanAddress()), send, receive, dir, "jobs", (long) s.durationSeconds() + 240);
-            return new Measurement(s, relayCount, r, relays.relaysCpuSeconds() - relaysBefore,
+            JobPair.Result r = JobPair.run(layout.sendingJob(), layout.receivingJob(), send, receive, dir, "jobs",
+                    (long) s.durationSeconds() + 240);
+            return new Measurement(s, relayCount, r, (relays == null ? 0 : relays.relaysCpuSeconds()) - relaysBefore,
                     JavaProcesses.cpuSeconds(landing) - landingBefore);
         } finally {
-            relays.stopRelays();
+            if (relays != null) {
+                relays.stopRelays();
+            }
             JavaProcesses.stop(landing);
         }
     }
 
     @Override
     public void close() throws InterruptedException {
-        relays.close();
+        if (relays != null) {
+            relays.close();
+        }
     }
 }

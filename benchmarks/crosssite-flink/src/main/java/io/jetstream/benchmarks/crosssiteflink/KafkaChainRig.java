@@ -2,6 +2,7 @@ package io.jetstream.benchmarks.crosssiteflink;
 
 import io.jetstream.benchmarks.crosssite.testbed.Testbed;
 import io.jetstream.benchmarks.crosssite.testbed.TestbedNode;
+import io.jetstream.harness.FreePorts;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,13 +23,33 @@ import java.util.List;
 public final class KafkaChainRig {
     static final String TOPIC = "events";
 
-    private final Testbed testbed;
+    /** Where each piece runs: the testbed's nodes ({@link #KafkaChainRig(Testbed, Path)}) or this host ({@link #onThisHost}). */
+    private record Layout(Placement sendingJob, Placement receivingJob, Placement brokerA, String brokerAExternalHost,
+            Placement brokerB, Placement mirrorMaker, java.util.function.Supplier<KafkaChain.Ports> ports) {}
+
+    private final Layout layout;
     private final Path work;
     private int run;
 
     public KafkaChainRig(Testbed testbed, Path work) throws IOException {
-        this.testbed = testbed;
+        this(new Layout(on(testbed.node("a0")), on(testbed.node("b0")), on(testbed.node("a1")), testbed.node("a1").wanAddress(),
+                on(testbed.node("b1")), on(testbed.node("b1")), KafkaChain.Ports::standard), work);
+    }
+
+    private KafkaChainRig(Layout layout, Path work) throws IOException {
+        this.layout = layout;
         this.work = Files.createDirectories(work);
+    }
+
+    /** The chain with every piece on this host (loopback, free ports): no link between sites, CPU shared by all. */
+    public static KafkaChainRig onThisHost(Path work) throws IOException {
+        return new KafkaChainRig(new Layout(Placement.loopback(), Placement.loopback(), Placement.loopback(), "127.0.0.1",
+                Placement.loopback(), Placement.loopback(), () -> new KafkaChain.Ports(FreePorts.unused(), FreePorts.unused(),
+                        FreePorts.unused(), FreePorts.unused(), FreePorts.unused(), FreePorts.unused())), work);
+    }
+
+    private static Placement on(TestbedNode node) {
+        return new Placement(ProcessLauncher.on(node), node.lanAddress());
     }
 
     /** One measurement's settings; {@code rate} 0 is as fast as the chain takes (for {@code durationSeconds}). */
@@ -54,14 +75,9 @@ public final class KafkaChainRig {
     public Measurement measure(Settings s) throws IOException, InterruptedException {
         int id = ++run;
         Path dir = work.resolve("kafka-" + id + "-" + s.guarantee().label() + "-" + (s.rate() == 0 ? "max" : (long) s.rate()));
-        TestbedNode a0 = testbed.node("a0");
-        TestbedNode a1 = testbed.node("a1");
-        TestbedNode b0 = testbed.node("b0");
-        TestbedNode b1 = testbed.node("b1");
         int partitions = s.parallelism();
-        try (KafkaChain chain = KafkaChain.start(new Placement(ProcessLauncher.on(a1), a1.lanAddress()), a1.wanAddress(),
-                new Placement(ProcessLauncher.on(b1), b1.lanAddress()), new Placement(ProcessLauncher.on(b1), b1.lanAddress()),
-                KafkaChain.Ports.standard(), TOPIC, partitions, s.guarantee(), dir)) {
+        try (KafkaChain chain = KafkaChain.start(layout.brokerA(), layout.brokerAExternalHost(), layout.brokerB(),
+                layout.mirrorMaker(), layout.ports().get(), TOPIC, partitions, s.guarantee(), dir)) {
             List<String> common = List.of("--via", KafkaLink.NAME, "--guarantee", s.guarantee().label(), "--parallelism",
                     Integer.toString(s.parallelism()), "--checkpoint-interval-ms", Long.toString(s.checkpointIntervalMs()));
             List<String> send = new ArrayList<>(common);
@@ -81,8 +97,8 @@ public final class KafkaChainRig {
             double a = chain.siteA().cpuSeconds();
             double m = chain.mirrorMaker().cpuSeconds();
             double b = chain.siteB().cpuSeconds();
-            JobPair.Result r = JobPair.run(new Placement(ProcessLauncher.on(a0), a0.lanAddress()),
-                    new Placement(ProcessLauncher.on(b0), b0.lanAddress()), send, receive, dir, "jobs", (long) s.durationSeconds() + 240);
+            JobPair.Result r = JobPair.run(layout.sendingJob(), layout.receivingJob(), send, receive, dir, "jobs",
+                    (long) s.durationSeconds() + 240);
             return new Measurement(s, r, chain.siteA().cpuSeconds() - a, chain.mirrorMaker().cpuSeconds() - m, chain.siteB().cpuSeconds() - b);
         }
     }
