@@ -22,7 +22,7 @@ public enum ConfigScope {
     /** JetStream's own processes: the relay and the perf tool (a properties file, or -D system properties). */
     STANDALONE("jetstream.", List.of("transport.", "batch.", "ring.", "qos.", "relay.", "landing.", "perf.")),
     /** Flink's cross-site sink and source (their builders' properties). */
-    FLINK_CONNECTOR("jetstream.", List.of("transport.", "batch.", "crosssite."));
+    FLINK_CONNECTOR("jetstream.", List.of("transport.", "batch.", "ring.", "qos.", "crosssite."));
 
     private final String prefix;
     private final List<String> namespaces;
