@@ -17,6 +17,7 @@ import io.jetstream.core.config.JetStreamConfig;
 import io.jetstream.core.config.OptionGroup;
 import io.jetstream.harness.Await;
 import io.jetstream.harness.FreePorts;
+import io.jetstream.flink.cluster.FlinkProcessCluster;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -37,6 +38,7 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
@@ -98,6 +100,9 @@ class CrossSiteSinkSourceITCase {
     private static MiniCluster startCluster() throws Exception {
         Configuration conf = new Configuration();
         conf.set(RestOptions.BIND_PORT, "0");
+        // Job jars go through the REST upload directory: one of this user's (Flink's default, /tmp/flink-web-upload,
+        // belongs to whoever ran Flink first on this machine).
+        conf.set(WebOptions.TMP_DIR, FlinkProcessCluster.webTmpDir());
         conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("16m"));
         conf.set(TaskManagerOptions.NETWORK_MEMORY_MIN, MemorySize.parse("32m"));
         conf.set(TaskManagerOptions.NETWORK_MEMORY_MAX, MemorySize.parse("32m"));
