@@ -138,6 +138,22 @@ class CrossSiteSinkSourceITCase {
     }
 
     @Test
+    void atLeastOnceLosesNothingThroughAFailureOfEachJob() throws Exception {
+        try (Landing landing = startLanding(0, "alo-fail")) {
+            int port = landing.localAddress().getPort();
+            JobClient sending = startSending("alo-fail", port, DeliveryGuarantee.AT_LEAST_ONCE, "alo-fail-send", secret, 60_000,
+                    10_000);
+            JobClient receiving = startReceiving("alo-fail", port, "alo-fail", "alo-fail-receive", null);
+            sending.getJobExecutionResult().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            Await.until("every record at the receiving job", WAIT,
+                    () -> new HashSet<>(Recorder.seen("alo-fail")).size() == N, () -> progress("alo-fail", landing));
+            receiving.cancel().get();
+            assertTrue(FailOnce.failed("alo-fail-send") && FailOnce.failed("alo-fail-receive"), "both jobs failed once");
+            assertEquals(sequence(N), new HashSet<>(Recorder.seen("alo-fail")), "at least once: none missing");
+        }
+    }
+
+    @Test
     void exactlyOnceDeliversEveryRecordOnce() throws Exception {
         try (Landing landing = startLanding(0, "eo")) {
             int port = landing.localAddress().getPort();

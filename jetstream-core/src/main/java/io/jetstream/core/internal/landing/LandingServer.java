@@ -46,6 +46,12 @@ public final class LandingServer implements Landing {
 
     private final LandingSettings settings;
     private final Transport transport;
+    /**
+     * The push streams' transport: closing a push stream never waits (close timeout 0), since a reader
+     * that subscribes again is pushed from its own position; a reader that is gone would hold a close for
+     * the whole timeout.
+     */
+    private final Transport pushTransport;
     private final Map<String, LandedStream> streams = new ConcurrentHashMap<>();
     private final Map<String, Subscription> subscriptions = new ConcurrentHashMap<>();
     private final long incarnation = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
@@ -66,6 +72,7 @@ public final class LandingServer implements Landing {
         this.settings = settings;
         this.maxRecordBytes = transportSettings.maxFrameBytes();
         this.transport = Transport.start(transportSettings, "landing-" + Long.toHexString(incarnation));
+        this.pushTransport = Transport.start(transportSettings.withCloseTimeout(0), "landing-" + Long.toHexString(incarnation));
         this.pusher = new Thread(this::pushLoop, "jetstream-landing-push");
         this.pusher.setDaemon(true);
     }
@@ -352,6 +359,7 @@ public final class LandingServer implements Landing {
         subscriptions.clear();
         // Push streams still closing wait for readers that may be gone: the transport's close ends them.
         closer.shutdownNow();
+        pushTransport.close();
         transport.close();
         for (LandedStream s : streams.values()) {
             s.close();
@@ -388,7 +396,7 @@ public final class LandingServer implements Landing {
             this.next = from;
             this.reply = reply;
             this.subscriber = subscriber;
-            this.out = transport.openSender(LandingProtocol.PUSH + name, reply, io.jetstream.core.api.ControlListener.NONE);
+            this.out = pushTransport.openSender(LandingProtocol.PUSH + name, reply, io.jetstream.core.api.ControlListener.NONE);
         }
 
         /** Pushes what it can now; true if it pushed anything. */
@@ -398,7 +406,11 @@ public final class LandingServer implements Landing {
             }
             LandedStream s = streams.get(name);
             if (s == null) {
-                return false; // subscribed before its sender's first batch: wait for it
+                if (next > 0) {
+                    refuse("the landing holds no stream named " + name + ", which this reader resumes at record " + next
+                            + " (its journal was lost, or the reader belongs to another landing)");
+                }
+                return false; // from the start, before its sender's first batch: wait for it
             }
             boolean pushed = false;
             synchronized (s) {
