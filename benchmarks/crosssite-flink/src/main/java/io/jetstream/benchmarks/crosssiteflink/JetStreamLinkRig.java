@@ -100,6 +100,7 @@ public final class JetStreamLinkRig implements AutoCloseable {
                 landingJar.toString(),
                 "--set", "jetstream.transport.bind-address=" + (layout.relayNodes().isEmpty() ? "127.0.0.1" : "0.0.0.0"),
                 "--set", "jetstream.transport.auth.secret-file=" + secret,
+                "--set", "jetstream.transport.ring.enabled=false",
                 "--set", "jetstream.transport.window-bytes=" + (64 << 20),
                 "--set", "jetstream.landing.port=" + port,
                 "--set", "jetstream.landing.directory=" + dir.resolve("landing-data"),
@@ -115,7 +116,9 @@ public final class JetStreamLinkRig implements AutoCloseable {
             List<String> common = List.of("--via", JetStreamLink.NAME, "--guarantee", s.guarantee().label(), "--parallelism",
                     Integer.toString(s.parallelism()), "--checkpoint-interval-ms", Long.toString(s.checkpointIntervalMs()),
                     "--link", JetStreamLink.STREAM + "=" + STREAM,
-                    "--link", "jetstream.transport.auth.secret-file=" + secret);
+                    "--link", "jetstream.transport.auth.secret-file=" + secret,
+                    // Sites are namespaces of one machine here: the same-host ring would bypass the link between them.
+                    "--link", "jetstream.transport.ring.enabled=false");
             List<String> send = new ArrayList<>(common);
             send.addAll(List.of("--link", JetStreamLink.LANDING + "=" + layout.landingForSenders() + ":" + port,
                     "--link", JetStreamLink.SITE + "=site B",
