@@ -90,6 +90,14 @@ public final class JetStreamLinkRig implements AutoCloseable {
         int id = ++run;
         Path dir = work.resolve("jetstream-" + id + "-" + relayCount + "r-" + s.guarantee().label() + "-"
                 + (s.rate() == 0 ? "max" : Long.toString((long) s.rate())));
+        if (Files.exists(dir)) {
+            // A landing recovers what its directory holds: every measurement starts from an empty one.
+            try (java.util.stream.Stream<Path> old = Files.walk(dir)) {
+                for (Path p : old.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
         Files.createDirectories(dir);
         if (relayCount > layout.relayNodes().size()) {
             throw new IllegalArgumentException(relayCount + " relays: this layout has " + layout.relayNodes().size());
