@@ -187,7 +187,7 @@ class LandingProcessITCase {
         }
 
         @Override
-        public void onHead(String stream, long landed, long released, long oldestUnreleasedMillis) {}
+        public void onHead(String stream, long landed, long released, long oldestUnreleasedMillis, long bytesBehind) {}
 
         @Override
         public void onRefused(String stream, String reason) {

@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.agrona.DirectBuffer;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.connector.source.ReaderOutput;
@@ -51,12 +52,16 @@ final class CrossSiteReader<OUT> implements SourceReader<OUT, LandedStreamSplit>
         volatile long landed;
         volatile long released;
         volatile long oldestUnreleasedMillis;
+        /** Payload bytes landed after what the landing pushed here; -1 while the landing does not know yet. */
+        volatile long bytesBehindPush;
     }
 
     private final CrossSiteSettings settings;
     private final DeserializationSchema<OUT> schema;
     private final SourceReaderContext context;
     private final ArrayBlockingQueue<Landed> queue;
+    /** Payload bytes of the records in {@link #queue}. */
+    private final AtomicLong queuedBytes = new AtomicLong();
     private final Map<String, Long> positions = new ConcurrentHashMap<>();
     private final Map<String, Head> heads = new ConcurrentHashMap<>();
     private final NavigableMap<Long, Map<String, Long>> checkpointed = new TreeMap<>();
@@ -107,6 +112,7 @@ final class CrossSiteReader<OUT> implements SourceReader<OUT, LandedStreamSplit>
         positions.forEach(subscriber::subscribe);
         metrics.setPendingRecordsGauge(this::recordsBehind);
         metrics.gauge("recordsBehind", this::recordsBehind);
+        metrics.gauge("bytesBehind", this::bytesBehind);
         metrics.gauge("unreleasedRecords", this::unreleasedRecords);
         metrics.gauge("oldestUnreleasedAgeMillis", this::oldestUnreleasedAgeMillis);
         metrics.gauge("replicationLatencyMillis", () -> lastLatencyMillis);
@@ -123,6 +129,7 @@ final class CrossSiteReader<OUT> implements SourceReader<OUT, LandedStreamSplit>
         if (record == null) {
             return InputStatus.NOTHING_AVAILABLE;
         }
+        queuedBytes.addAndGet(-record.bytes().length);
         Long next = positions.get(record.stream());
         if (next != null && record.ordinal() >= next) {
             OUT value = schema.deserialize(record.bytes());
@@ -191,6 +198,7 @@ final class CrossSiteReader<OUT> implements SourceReader<OUT, LandedStreamSplit>
         byte[] bytes = new byte[length];
         buffer.getBytes(offset, bytes);
         Landed record = new Landed(stream, ordinal, sentMillis, bytes);
+        queuedBytes.addAndGet(length);
         try {
             while (!queue.offer(record, OFFER_SLICE_MILLIS, TimeUnit.MILLISECONDS)) {
                 if (closed) {
@@ -205,11 +213,12 @@ final class CrossSiteReader<OUT> implements SourceReader<OUT, LandedStreamSplit>
     }
 
     @Override
-    public void onHead(String stream, long landed, long released, long oldestUnreleasedMillis) {
+    public void onHead(String stream, long landed, long released, long oldestUnreleasedMillis, long bytesBehind) {
         Head head = heads.computeIfAbsent(stream, k -> new Head());
         head.landed = landed;
         head.released = released;
         head.oldestUnreleasedMillis = oldestUnreleasedMillis;
+        head.bytesBehindPush = bytesBehind;
     }
 
     @Override
@@ -227,6 +236,18 @@ final class CrossSiteReader<OUT> implements SourceReader<OUT, LandedStreamSplit>
             Head head = heads.get(e.getKey());
             if (head != null) {
                 behind += Math.max(0, head.landed - e.getValue());
+            }
+        }
+        return behind;
+    }
+
+    /** Payload bytes landed and not yet emitted here: what the landing has not pushed, and what waits in the queue. */
+    private long bytesBehind() {
+        long behind = queuedBytes.get();
+        for (String stream : positions.keySet()) {
+            Head head = heads.get(stream);
+            if (head != null && head.bytesBehindPush > 0) {
+                behind += head.bytesBehindPush;
             }
         }
         return behind;

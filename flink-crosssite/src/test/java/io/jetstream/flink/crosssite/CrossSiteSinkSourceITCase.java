@@ -8,9 +8,6 @@ import io.jetstream.core.api.LandedStreamStats;
 import io.jetstream.core.api.Landing;
 import io.jetstream.core.api.LandingOptions;
 import io.jetstream.core.api.LandingSettings;
-import io.jetstream.core.api.Relay;
-import io.jetstream.core.api.RelayOptions;
-import io.jetstream.core.api.RelaySettings;
 import io.jetstream.core.api.TransportSettings;
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
@@ -127,10 +124,13 @@ class CrossSiteSinkSourceITCase {
             Await.until("the readers' lag gauges at zero", WAIT, () -> {
                 List<Long> behind = CapturingReporter.values("receive alo", "recordsBehind");
                 List<Long> unreleased = CapturingReporter.values("receive alo", "unreleasedRecords");
+                List<Long> bytesBehind = CapturingReporter.values("receive alo", "bytesBehind");
                 return behind.size() == 2 && behind.stream().allMatch(v -> v == 0)
-                        && unreleased.size() == 2 && unreleased.stream().allMatch(v -> v == 0);
+                        && unreleased.size() == 2 && unreleased.stream().allMatch(v -> v == 0)
+                        && bytesBehind.size() == 2 && bytesBehind.stream().allMatch(v -> v == 0);
             }, () -> "recordsBehind " + CapturingReporter.values("receive alo", "recordsBehind") + ", unreleasedRecords "
-                    + CapturingReporter.values("receive alo", "unreleasedRecords"));
+                    + CapturingReporter.values("receive alo", "unreleasedRecords") + ", bytesBehind "
+                    + CapturingReporter.values("receive alo", "bytesBehind"));
             assertTrue(CapturingReporter.values("receive alo", "replicationLatencyMillis").stream().allMatch(v -> v >= 0));
             receiving.cancel().get();
             assertEquals(sequence(N), new HashSet<>(Recorder.seen("alo")), "at least once: none missing");
@@ -277,31 +277,37 @@ class CrossSiteSinkSourceITCase {
     }
 
     /**
-     * The sink's streams get a second route through a relay (relay secret, {@code batch.max-routes} 2).
-     * Which routes carry the records is the batch oracle's choice: at this rate, on one host, it keeps the
-     * direct route, so this checks that a relayed configuration opens and delivers exactly once, not that
-     * the relay carried records.
+     * The sink's streams go over the direct route and through a relay that runs as its own JVM
+     * ({@code jetstream-relay.jar}); fixed batches keep both routes in use (the adaptive oracle keeps one
+     * route on one host), so the relay carries about half the batches. Once it has carried some and the
+     * receiving job has seen a quarter of the records, the relay gets SIGKILL: what it held unacknowledged
+     * goes again over the direct route, and the receiving job still sees every record exactly once.
      */
     @Test
-    void exactlyOnceWithARelayConfigured() throws Exception {
+    void exactlyOnceThroughARelayKilledMidStream() throws Exception {
+        Path jar = Path.of(System.getProperty("jetstream.relay.jar", "../relay/target/jetstream-relay.jar"));
+        assertTrue(Files.isReadable(jar), jar + " is built in the relay module's package phase, before this module");
         Path relaySecret = Files.writeString(tmp.resolve("relay-secret"), "the relays' own secret, not the stream's",
                 StandardCharsets.UTF_8);
-        Map<String, String> r = new HashMap<>();
-        r.put("jetstream.relay.bind-address", "127.0.0.1");
-        r.put("jetstream.relay.port", "0");
-        r.put("jetstream.relay.auth.secret-file", relaySecret.toString());
-        try (Landing landing = startLanding(0, "relayed");
-                Relay relay = Relay.start(RelaySettings.from(JetStreamConfig.load(ConfigScope.STANDALONE, r, RelayOptions.GROUP)))) {
+        String label = "relay-killed";
+        try (Landing landing = startLanding(0, label); RelayProcess relay = RelayProcess.start(jar, relaySecret, tmp)) {
             int port = landing.localAddress().getPort();
             Map<String, String> viaRelay = new HashMap<>();
-            viaRelay.put("jetstream.crosssite.relays", "127.0.0.1:" + relay.localAddress().getPort());
+            viaRelay.put("jetstream.crosssite.relays", "127.0.0.1:" + relay.port());
             viaRelay.put("jetstream.transport.relay.auth.secret-file", relaySecret.toString());
             viaRelay.put("jetstream.batch.max-routes", "2");
-            JobClient sending = startSending("relayed", port, DeliveryGuarantee.EXACTLY_ONCE, null, secret, 60_000, 10_000,
+            viaRelay.put("jetstream.batch.mode", "fixed");
+            viaRelay.put("jetstream.batch.fixed.target-bytes", "512");
+            JobClient sending = startSending(label, port, DeliveryGuarantee.EXACTLY_ONCE, null, secret, 60_000, 4_000,
                     viaRelay);
-            JobClient receiving = startReceiving("relayed", port, "relayed", null, null);
+            JobClient receiving = startReceiving(label, port, label, null, null);
+            Await.until("the relay carrying records and a quarter of them seen", WAIT,
+                    () -> relay.bytesIn() > 0 && Recorder.seen(label).size() >= N / 4,
+                    () -> progress(label, landing) + "; relay metrics: " + relay.metrics());
+            relay.kill();
+            assertTrue(Recorder.seen(label).size() < N, "the relay was killed mid-stream");
             sending.getJobExecutionResult().get(WAIT.toSeconds(), TimeUnit.SECONDS);
-            awaitExactlyOnce("relayed", landing, receiving);
+            awaitExactlyOnce(label, landing, receiving);
         }
     }
 

@@ -24,8 +24,10 @@ public interface LandedRecordHandler {
      * @param landed records landed so far (the next record's ordinal)
      * @param released of those, records released to readers (or discarded) so far
      * @param oldestUnreleasedMillis arrival time of the oldest record not yet released, 0 if none
+     * @param bytesBehind payload bytes of the records landed after the last one the landing pushed to this
+     *     subscriber (released or not), -1 while the landing has not read the subscriber's position yet
      */
-    void onHead(String stream, long landed, long released, long oldestUnreleasedMillis);
+    void onHead(String stream, long landed, long released, long oldestUnreleasedMillis, long bytesBehind);
 
     /** The landing refused the subscription to {@code stream} ({@code reason} says why: a position already deleted, say). */
     void onRefused(String stream, String reason);

@@ -100,7 +100,7 @@ class LandingStaleSubscriptionTest {
             }
 
             @Override
-            public void onHead(String stream, long landed, long released, long oldestUnreleasedMillis) {}
+            public void onHead(String stream, long landed, long released, long oldestUnreleasedMillis, long bytesBehind) {}
 
             @Override
             public void onRefused(String stream, String reason) {}
@@ -115,7 +115,7 @@ class LandingStaleSubscriptionTest {
             }
 
             @Override
-            public void onHead(String stream, long landed, long released, long oldestUnreleasedMillis) {}
+            public void onHead(String stream, long landed, long released, long oldestUnreleasedMillis, long bytesBehind) {}
 
             @Override
             public void onRefused(String stream, String reason) {

@@ -25,9 +25,9 @@ import org.slf4j.LoggerFactory;
  * replays), and how far its readers have released it.
  *
  * <p>Journal documents (little-endian): {@code BATCH} [1][transport epoch][sequence][attempt][first
- * ordinal][arrival millis][peer][stream id][count] then per record [type u8][length i32][bytes];
- * {@code COMMIT} [2][attempt][epoch]; {@code SNAPSHOT} [3][landed][discarded][released-by-readers]
- * then segments and sender incarnations (the first document of every generation); {@code TRIM}
+ * ordinal][arrival millis][data bytes before][peer][stream id][count] then per record [type u8][length
+ * i32][bytes]; {@code COMMIT} [2][attempt][epoch]; {@code SNAPSHOT} [3][landed][discarded][released-by-readers][data
+ * bytes] then segments and sender incarnations (the first document of every generation); {@code TRIM}
  * [4][ordinal]; {@code DISCARD} [5][attempt][epoch kept up to]. A batch's document is written before
  * the batch is acknowledged; the ledger changes only after the write succeeded.
  *
@@ -42,7 +42,9 @@ final class LandedStream implements AutoCloseable {
     static final byte DOC_TRIM = 4;
     static final byte DOC_DISCARD = 5;
     /** Offset of a BATCH document's first record after its variable header: see {@link #batchRecordsOffset}. */
-    static final int BATCH_FIXED = 1 + 5 * Long.BYTES;
+    static final int BATCH_FIXED = 1 + 6 * Long.BYTES;
+    /** Offset of a BATCH document's "data bytes before": the payload bytes of the stream's DATA records before its first. */
+    static final int BATCH_BYTES_BEFORE = 1 + 5 * Long.BYTES;
 
     /** One sender incarnation (a transport stream): its attempt and last journaled batch. */
     private static final class Incarnation {
@@ -65,6 +67,8 @@ final class LandedStream implements AutoCloseable {
     private long releasedByReaders;
     private long lateRecordsDiscarded;
     private long lastSentMillis;
+    /** Payload bytes of every DATA record landed (sent-time header excluded): bytes behind are differences of it. */
+    private long landedBytes;
     private long lastArrivalMillis;
     private long commits;
     private long lateCommits;
@@ -117,6 +121,7 @@ final class LandedStream implements AutoCloseable {
         long[] begin = new long[4];
         boolean[] sawBegin = {false};
         long[] lastSent = {lastSentMillis};
+        long[] dataBytes = {0};
         ops.clear();
         batch.forEach((target, buffer, offset, length) -> {
             int at = cursor[0];
@@ -142,6 +147,7 @@ final class LandedStream implements AutoCloseable {
                         throw new IllegalStateException("landed stream " + name + ": a DATA record of " + length + " bytes");
                     }
                     lastSent[0] = buffer.getLong(offset);
+                    dataBytes[0] += length - LandingProtocol.DATA_HEADER;
                     int n = ops.size();
                     if (n > 0 && ops.getLong(n - 2) == LandingProtocol.DATA) {
                         ops.setLong(n - 1, ops.getLong(n - 1) + 1);
@@ -181,9 +187,11 @@ final class LandedStream implements AutoCloseable {
         }
         doc.putLong(1 + 2 * Long.BYTES, attempt);
         doc.putLong(1 + 3 * Long.BYTES, ledger.landed());
+        doc.putLong(BATCH_BYTES_BEFORE, landedBytes);
         doc.putInt(header, cursor[1]);
         rollIfNeeded();
         log.append(doc, cursor[0]);
+        landedBytes += dataBytes[0];
         apply(attempt, sawBegin[0], begin, nowNanos);
         Incarnation inc = known != null ? known : new Incarnation();
         inc.attempt = attempt;
@@ -258,6 +266,7 @@ final class LandedStream implements AutoCloseable {
         doc.putLong(1 + 2 * Long.BYTES, 0); // attempt: filled in
         doc.putLong(1 + 3 * Long.BYTES, 0); // first ordinal: filled in
         doc.putLong(1 + 4 * Long.BYTES, nowMillis);
+        doc.putLong(BATCH_BYTES_BEFORE, 0); // filled in
         int at = BATCH_FIXED;
         at += doc.putStringUtf8(at, key.peerId());
         at += doc.putStringUtf8(at, key.streamId());
@@ -368,6 +377,11 @@ final class LandedStream implements AutoCloseable {
         return ledger.landed();
     }
 
+    /** Payload bytes of every DATA record landed; a subscription's bytes behind are this less its own count. */
+    synchronized long landedBytes() {
+        return landedBytes;
+    }
+
     synchronized long released() {
         return ledger.released();
     }
@@ -410,7 +424,8 @@ final class LandedStream implements AutoCloseable {
         b.putLong(at, ledger.landed());
         b.putLong(at + 8, ledger.discarded());
         b.putLong(at + 16, releasedByReaders);
-        at += 24;
+        b.putLong(at + 24, landedBytes);
+        at += 32;
         List<EpochLedger.Segment> segments = ledger.segments();
         b.putInt(at, segments.size());
         at += 4;
@@ -477,7 +492,8 @@ final class LandedStream implements AutoCloseable {
         long landed = d.getLong(at);
         long discarded = d.getLong(at + 8);
         releasedByReaders = d.getLong(at + 16);
-        at += 24;
+        landedBytes = d.getLong(at + 24);
+        at += 32;
         int n = d.getInt(at);
         at += 4;
         List<EpochLedger.Segment> segments = new ArrayList<>(n);
@@ -523,6 +539,7 @@ final class LandedStream implements AutoCloseable {
         long attempt = d.getLong(1 + 2 * Long.BYTES);
         long firstOrdinal = d.getLong(1 + 3 * Long.BYTES);
         replayArrivalMillis = d.getLong(1 + 4 * Long.BYTES);
+        long bytes = d.getLong(BATCH_BYTES_BEFORE);
         int at = BATCH_FIXED;
         String peer = d.getStringUtf8(at);
         at += 4 + d.getInt(at);
@@ -557,6 +574,7 @@ final class LandedStream implements AutoCloseable {
                 }
                 case LandingProtocol.DATA -> {
                     lastSentMillis = d.getLong(body);
+                    bytes += len - LandingProtocol.DATA_HEADER;
                     int n = ops.size();
                     if (n > 0 && ops.getLong(n - 2) == LandingProtocol.DATA) {
                         ops.setLong(n - 1, ops.getLong(n - 1) + 1);
@@ -574,6 +592,7 @@ final class LandedStream implements AutoCloseable {
             at = body + len;
         }
         apply(attempt, sawBegin, begin, System.nanoTime());
+        landedBytes = bytes;
         StreamKey key = new StreamKey(peer, stream, epoch);
         Incarnation inc = incarnations.computeIfAbsent(key, k -> new Incarnation());
         inc.attempt = attempt;

@@ -47,7 +47,7 @@ public final class LandingProtocol {
     public static final int RELEASE = 7;
     /** [ordinal i64][sent millis i64][payload] */
     public static final int RECORD = 16;
-    /** [landed i64][released i64][oldest unreleased millis i64] */
+    /** [landed i64][released i64][oldest unreleased millis i64][bytes behind i64, -1 if not known yet] */
     public static final int HEAD = 17;
     /** [reason] */
     public static final int REFUSED = 18;
@@ -60,7 +60,7 @@ public final class LandingProtocol {
     public static final int BEGIN_LENGTH = 1 + 3 * Long.BYTES;
     public static final int DATA_HEADER = Long.BYTES;
     public static final int RECORD_HEADER = 2 * Long.BYTES;
-    public static final int HEAD_LENGTH = 3 * Long.BYTES;
+    public static final int HEAD_LENGTH = 4 * Long.BYTES;
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._:@/-]{1,200}");
 

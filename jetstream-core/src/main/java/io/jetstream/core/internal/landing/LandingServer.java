@@ -385,6 +385,10 @@ public final class LandingServer implements Landing {
         private int docRecordsLeft;
         private int docAt;
         private long docOrdinal;
+        /** Payload bytes of the landed stream's DATA records before the one at {@link #docAt}. */
+        private long docBytes;
+        /** Payload bytes of the landed stream's DATA records before {@link #next}; -1 until a document was read. */
+        private long bytesBeforeNext = -1;
         private long nextHead;
         private long lastHeadReleased = -1;
         private boolean refused;
@@ -449,10 +453,15 @@ public final class LandingServer implements Landing {
                         continue;
                     }
                     long ordinal = docOrdinal;
+                    int payload = length - LandingProtocol.DATA_HEADER;
                     if (ordinal < next) {
                         docAt = body + length;
                         docRecordsLeft--;
                         docOrdinal++;
+                        docBytes += payload;
+                        if (docOrdinal == next) {
+                            bytesBeforeNext = docBytes;
+                        }
                         continue;
                     }
                     int decision = s.decide(ordinal);
@@ -471,6 +480,8 @@ public final class LandingServer implements Landing {
                     docAt = body + length;
                     docRecordsLeft--;
                     docOrdinal++;
+                    docBytes += payload;
+                    bytesBeforeNext = docBytes;
                     next = ordinal + 1;
                 }
             }
@@ -480,6 +491,7 @@ public final class LandingServer implements Landing {
                 scratch.putLong(0, s.landed());
                 scratch.putLong(8, released);
                 scratch.putLong(16, s.oldestUnreleasedMillis());
+                scratch.putLong(24, next >= s.landed() ? 0 : bytesBeforeNext < 0 ? -1 : s.landedBytes() - bytesBeforeNext);
                 if (out.offer(LandingProtocol.HEAD, scratch.byteArray(), 0, LandingProtocol.HEAD_LENGTH)
                         == io.jetstream.core.api.OutboundStream.ACCEPTED) {
                     nextHead = now + settings.headIntervalNanos();
@@ -502,6 +514,10 @@ public final class LandingServer implements Landing {
                 int at = LandedStream.batchRecordsOffset(d);
                 doc = d;
                 docOrdinal = d.getLong(1 + 3 * Long.BYTES);
+                docBytes = d.getLong(LandedStream.BATCH_BYTES_BEFORE);
+                if (bytesBeforeNext < 0 && docOrdinal == next) {
+                    bytesBeforeNext = docBytes;
+                }
                 docRecordsLeft = d.getInt(at);
                 docAt = at + Integer.BYTES;
                 if (docRecordsLeft > 0) {

@@ -184,6 +184,9 @@ public final class LandingSubscription implements LandingSubscriber {
         batch.forEach((target, buffer, offset, length) -> {
             switch (target) {
                 case LandingProtocol.RECORD -> {
+                    if (length < LandingProtocol.RECORD_HEADER) {
+                        throw new IllegalStateException("a RECORD of " + length + " bytes on push stream " + key);
+                    }
                     long ordinal = buffer.getLong(offset);
                     Long expected = subscribed.get(stream);
                     if (expected == null || ordinal < expected) {
@@ -193,8 +196,14 @@ public final class LandingSubscription implements LandingSubscriber {
                     handler.onRecord(stream, ordinal, buffer.getLong(offset + 8), buffer, offset + LandingProtocol.RECORD_HEADER,
                             length - LandingProtocol.RECORD_HEADER);
                 }
-                case LandingProtocol.HEAD -> handler.onHead(stream, buffer.getLong(offset), buffer.getLong(offset + 8),
-                        buffer.getLong(offset + 16));
+                case LandingProtocol.HEAD -> {
+                    if (length < LandingProtocol.HEAD_LENGTH) {
+                        throw new IllegalStateException("a HEAD of " + length + " bytes on push stream " + key
+                                + " (a landing of another version?)");
+                    }
+                    handler.onHead(stream, buffer.getLong(offset), buffer.getLong(offset + 8), buffer.getLong(offset + 16),
+                            buffer.getLong(offset + 24));
+                }
                 case LandingProtocol.REFUSED -> handler.onRefused(stream, LandingProtocol.string(buffer, offset, length));
                 default -> throw new IllegalStateException("record type " + target + " on push stream " + key);
             }

@@ -103,6 +103,7 @@ class LandingTest {
         final List<String> refusals = new CopyOnWriteArrayList<>();
         volatile long landed;
         volatile long released;
+        volatile long bytesBehind = Long.MIN_VALUE;
 
         @Override
         public void onRecord(String stream, long ordinal, long sentMillis, DirectBuffer buffer, int offset, int length) {
@@ -115,9 +116,10 @@ class LandingTest {
         }
 
         @Override
-        public void onHead(String stream, long landed, long released, long oldestUnreleasedMillis) {
+        public void onHead(String stream, long landed, long released, long oldestUnreleasedMillis, long bytesBehind) {
             this.landed = landed;
             this.released = released;
+            this.bytesBehind = bytesBehind;
         }
 
         @Override
@@ -194,10 +196,12 @@ class LandingTest {
         assertTrue(a.awaitLanded(TEN_SECONDS));
         await("a head with 150 landed", () -> got.landed == 150);
         assertEquals(List.of(), got.values, "nothing is released before its commit");
+        await("150 records of 16 bytes behind", () -> got.bytesBehind == 150 * 16);
 
         LandingCommitter committer = keep(LandingCommitter.open(site, to, "orders/0"));
         assertTrue(committer.commit("orders/0", 0xA, 1, TEN_SECONDS));
         await("epoch 1", () -> got.values.size() == 100);
+        await("epoch 2's 50 records behind", () -> got.bytesBehind == 50 * 16);
         a.close(); // attempt A fails
 
         // Attempt B restores A's epoch 1: it sends 100..150 again, then more.
@@ -210,6 +214,7 @@ class LandingTest {
         await("300 records", () -> got.values.size() >= 300);
         assertEquals(range(0, 300), got.values);
         assertEquals(50, landing.streams().get(0).discarded());
+        await("nothing behind (discarded records are passed, not pending)", () -> got.bytesBehind == 0 && got.landed == 350);
     }
 
     @Test
@@ -237,6 +242,8 @@ class LandingTest {
         await("4000 records", () -> got.values.size() >= 4_000);
         assertEquals(range(0, 4_000), got.values);
         assertEquals(4_000, second.streams().get(0).landed());
+        // The byte count recovered from the journal agrees with the one in its documents.
+        await("nothing behind after the restart", () -> got.bytesBehind == 0 && got.landed == 4_000);
     }
 
     @Test
@@ -261,7 +268,7 @@ class LandingTest {
             }
 
             @Override
-            public void onHead(String stream, long landed, long released, long oldestUnreleasedMillis) {}
+            public void onHead(String stream, long landed, long released, long oldestUnreleasedMillis, long bytesBehind) {}
 
             @Override
             public void onRefused(String stream, String reason) {
