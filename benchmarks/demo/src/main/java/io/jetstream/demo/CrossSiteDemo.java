@@ -41,7 +41,7 @@ final class CrossSiteDemo {
 
     Section run(Path root, Path work) throws Exception {
         Section section = new Section("Cross-site: one stream between two emulated sites (50 Mbit/s per node, RTT 50 ms), "
-                + RECORD_SIZE + "-byte records", List.of(DIRECT, RELAYS), List.of(GOODPUT, GOODPUT_MB),
+                + RECORD_SIZE + "-byte records", plan.rounds(), List.of(DIRECT, RELAYS), List.of(GOODPUT, GOODPUT_MB),
                 List.of(new Section.Comparison(RELAYS, DIRECT)));
         try (Testbed testbed = Testbed.up(TestbedSpec.of(2, 4, 50, 50).withPrefix("jsdemo"));
                 CrossSiteRig rig = new CrossSiteRig(testbed, root, work)) {

@@ -16,7 +16,9 @@ import picocli.CommandLine.Option;
  * The embedded demo: the same Flink job and the same Storm topology, each through the engine's stock
  * network path and through JetStream's switch, in this JVM; several short rounds per side, the sides
  * alternating; a table per engine (median and range of every figure over the rounds, and JetStream's
- * ratio to stock per round) and a PNG of the medians.
+ * ratio to stock per round) and a PNG of the medians. Then across sites: one stream between two emulated
+ * sites (root only), and a Flink job's stream to a Flink job on the other site, over Kafka with
+ * MirrorMaker 2 and over JetStream (on the testbed as root, otherwise on this host, said as such).
  *
  * <p>Run from the repository root with {@code ./mvnw -q -Pdemo -DskipTests package} (about 4 minutes
  * on 2 cores); {@code -Ddemo.args="--long"} for a steadier run, {@code --help} for the options.
@@ -25,14 +27,16 @@ import picocli.CommandLine.Option;
         description = "Stock Flink and Storm against JetStream's switches, side by side, in this JVM.")
 public final class Demo implements Callable<Integer> {
     /** What a run does: rounds per side, the phases' lengths, the rates and the throughput job's size. */
-    record Plan(int rounds, int warmupSeconds, int measureSeconds, int flinkRate, long flinkRecords, int stormRate) {
-        static final Plan DEFAULT = new Plan(3, 2, 3, 5_000, 4_000_000, 2_000);
-        static final Plan LONG = new Plan(5, 5, 10, 5_000, 6_000_000, 2_000);
+    record Plan(int rounds, int warmupSeconds, int measureSeconds, int flinkRate, long flinkRecords, int stormRate,
+            int jobPairRounds) {
+        static final Plan DEFAULT = new Plan(3, 2, 3, 5_000, 4_000_000, 2_000, 2);
+        static final Plan LONG = new Plan(5, 5, 10, 5_000, 6_000_000, 2_000, 3);
         /** The test's: every row, two rounds, as short as the engines allow. */
-        static final Plan SHORTEST = new Plan(2, 1, 1, 2_000, 200_000, 1_000);
+        static final Plan SHORTEST = new Plan(2, 1, 1, 2_000, 200_000, 1_000, 1);
     }
 
-    @Option(names = "--only", description = "Run one part only: flink, storm or cross-site (root only).")
+    @Option(names = "--only", description = "Run one part only: flink, storm or cross-site (the stream between two emulated "
+            + "sites, root only; and a Flink job's stream to a job on another site, on the testbed as root, else on this host).")
     String only = "";
 
     @Option(names = "--long", description = "Steadier: 5 rounds per side, 5 s warm-up, 10 s phases (about 12 minutes).")
@@ -63,15 +67,18 @@ public final class Demo implements Callable<Integer> {
         }
         Plan plan = shortest ? Plan.SHORTEST : longRun ? Plan.LONG : Plan.DEFAULT;
         if (rounds != null) {
-            plan = new Plan(rounds, plan.warmupSeconds(), plan.measureSeconds(), plan.flinkRate(), plan.flinkRecords(), plan.stormRate());
+            plan = new Plan(rounds, plan.warmupSeconds(), plan.measureSeconds(), plan.flinkRate(), plan.flinkRecords(), plan.stormRate(),
+                    rounds);
         }
         PrintStream out = System.out;
         boolean flink = only.isEmpty() || only.equals("flink");
         boolean storm = only.isEmpty() || only.equals("storm");
         boolean crossSite = (only.isEmpty() || only.equals("cross-site")) && Testbed.available();
+        boolean flinkCrossSite = only.isEmpty() || only.equals("cross-site");
         double planned = (flink ? plan.rounds() * FlinkDemo.sides() * FlinkDemo.plannedSeconds(plan) : 0)
                 + (storm ? StormDemo.CLUSTER_SECONDS + plan.rounds() * 2 * StormDemo.plannedSeconds(plan) : 0)
-                + (crossSite ? CrossSiteDemo.plannedSeconds(plan) : 0);
+                + (crossSite ? CrossSiteDemo.plannedSeconds(plan) : 0)
+                + (flinkCrossSite ? FlinkCrossSiteDemo.plannedSeconds(plan) : 0);
         out.printf(Locale.ROOT, "JetStream demo: %d rounds per side, sides alternating; planned %.0f min. Engine logs: %s%n",
                 plan.rounds(), Math.ceil(planned / 60), Path.of(System.getProperty("jetstream.demo.log",
                         "target/jetstream-demo-engines.log")).toAbsolutePath());
@@ -88,6 +95,10 @@ public final class Demo implements Callable<Integer> {
         if (crossSite) {
             sections.add(new CrossSiteDemo(plan, progress).run(Path.of(System.getProperty("jetstream.root", "../..")),
                     Path.of("target/jetstream-demo-crosssite")));
+        }
+        if (flinkCrossSite) {
+            sections.add(new FlinkCrossSiteDemo(plan, progress).run(Path.of(System.getProperty("jetstream.root", "../..")),
+                    Path.of("target/jetstream-demo-crosssite-flink")));
         }
         out.println();
         out.printf("Results after %s. Each figure: the median over the rounds (smallest-largest). JetStream / stock: per round,%n"

@@ -39,7 +39,8 @@ final class DemoChart {
             g.fillRect(0, 0, image.getWidth(), image.getHeight());
             for (int row = 0; row < sections.size(); row++) {
                 Section section = sections.get(row);
-                String engine = section.title.substring(0, section.title.indexOf(':'));
+                int colon = section.title.indexOf(':');
+                String engine = colon > 0 ? section.title.substring(0, colon) : section.title;
                 for (int column = 0; column < section.metrics.size(); column++) {
                     g.drawImage(BitmapEncoder.getBufferedImage(chart(engine, section, section.metrics.get(column))),
                             column * WIDTH, row * HEIGHT, null);

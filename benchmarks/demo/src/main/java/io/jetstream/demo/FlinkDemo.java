@@ -92,7 +92,7 @@ final class FlinkDemo {
         Section section = new Section(String.format(Locale.ROOT,
                 "Flink: MiniCluster, 2 TaskManagers x 1 slot, keyed exchange between them; latency at %,d records/s after "
                         + "%d s of warm-up, %d s measured; %d rounds per side, alternating",
-                plan.flinkRate(), plan.warmupSeconds(), plan.measureSeconds(), plan.rounds()),
+                plan.flinkRate(), plan.warmupSeconds(), plan.measureSeconds(), plan.rounds()), plan.rounds(),
                 SIDES.stream().map(Side::name).toList(), List.of(FIRST, P50, P99, THROUGHPUT),
                 List.of(new Comparison(JETSTREAM, STOCK_DEFAULT), new Comparison(JETSTREAM, STOCK_TUNED)));
         String carried = "";

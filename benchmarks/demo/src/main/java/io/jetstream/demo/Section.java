@@ -33,6 +33,8 @@ final class Section {
     record Comparison(String ours, String base) {}
 
     final String title;
+    /** How many rounds every side is to measure. */
+    final int plannedRounds;
     final List<String> sides;
     final List<Metric> metrics;
     final List<Comparison> comparisons;
@@ -40,8 +42,9 @@ final class Section {
     private final List<String> deliveryProblems = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
 
-    Section(String title, List<String> sides, List<Metric> metrics, List<Comparison> comparisons) {
+    Section(String title, int plannedRounds, List<String> sides, List<Metric> metrics, List<Comparison> comparisons) {
         this.title = title;
+        this.plannedRounds = plannedRounds;
         this.sides = List.copyOf(sides);
         this.metrics = List.copyOf(metrics);
         this.comparisons = List.copyOf(comparisons);

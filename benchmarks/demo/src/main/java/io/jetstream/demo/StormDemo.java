@@ -81,7 +81,7 @@ final class StormDemo {
         Section section = new Section(String.format(Locale.ROOT,
                 "Storm: LocalCluster, %d workers, spout -> relay -> sink with acking, every tuple crossing workers twice; "
                         + "latency at %,d tuples/s after %d s of warm-up, %d s measured; %d rounds per side, alternating",
-                WORKERS, plan.stormRate(), plan.warmupSeconds(), plan.measureSeconds(), plan.rounds()),
+                WORKERS, plan.stormRate(), plan.warmupSeconds(), plan.measureSeconds(), plan.rounds()), plan.rounds(),
                 List.of(STOCK, JETSTREAM), List.of(FIRST, HOP_P50, HOP_P99, COMPLETE_P50, COMPLETE_P99, THROUGHPUT),
                 List.of(new Comparison(JETSTREAM, STOCK)));
         progress.phase("Storm: starting a LocalCluster (ZooKeeper, Nimbus, 2 supervisors in this JVM)", CLUSTER_SECONDS);

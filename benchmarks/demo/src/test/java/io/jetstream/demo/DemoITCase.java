@@ -51,7 +51,7 @@ class DemoITCase {
                         : " (no cross-site one: " + Testbed.unavailableReason() + ")"));
         for (Section section : demo.sections) {
             assertEquals(List.of(), section.deliveryProblems(), section.title);
-            assertEquals(Demo.Plan.SHORTEST.rounds(), section.rounds(), "every side measured in every round: " + section.title);
+            assertEquals(section.plannedRounds, section.rounds(), "every side measured in every round: " + section.title);
             for (String side : section.sides) {
                 assertTrue(out.contains(side), "a row for " + side);
                 for (Section.Metric metric : section.metrics) {

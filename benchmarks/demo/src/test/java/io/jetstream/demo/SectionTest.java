@@ -20,7 +20,7 @@ class SectionTest {
     Path dir;
 
     private static Section section() {
-        Section s = new Section("Engine: test", List.of("stock", "JetStream"), List.of(P50, MAX), List.of(new Comparison("JetStream", "stock")));
+        Section s = new Section("Engine: test", 3, List.of("stock", "JetStream"), List.of(P50, MAX), List.of(new Comparison("JetStream", "stock")));
         double[][] stock = {{50, 1_000_000}, {40, 1_200_000}, {60, 900_000}};
         double[][] ours = {{0.5, 1_100_000}, {0.4, 1_000_000}, {0.7, 1_000_000}};
         for (int r = 0; r < 3; r++) {

@@ -1,15 +1,18 @@
 package io.jetstream.benchmarks.crosssiteflink;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.StringJoiner;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The JVMs the benchmark starts (brokers, MirrorMaker 2, the jobs): this JVM's {@code java} with this
- * module's class path (surefire's test class path in a test, else {@code java.class.path}), waiting for a
+ * module's class path (surefire's test class path in a test, else {@code java.class.path}; see
+ * {@link #classPath}) and this module's log configuration, waiting for a
  * line in a process's log, and stopping a process (SIGTERM, then SIGKILL; its descendants too).
  *
  * <p>Stateless; thread-safe.
@@ -21,6 +24,10 @@ public final class JavaProcesses {
      * than they save).
      */
     public static final String EXTRA_FLAGS_PROPERTY = "jetstream.crosssite.child-jvm-flags";
+    /** The children's log4j2 configuration, a resource of this module. */
+    static final String CHILD_LOG_CONFIGURATION = "jetstream-crosssite-child-log4j2.properties";
+    /** The file name of the shuffle service's shaded jar (its artifact id): see {@link #classPath}. */
+    private static final String SHUFFLE_SERVICE_JAR = "jetstream-flink-connector-";
 
     private JavaProcesses() {
     }
@@ -30,10 +37,24 @@ public final class JavaProcesses {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
-    /** The class path the children run on: everything this JVM was given. */
+    /**
+     * The class path the children run on: everything this JVM was given, except the Flink shuffle service's
+     * jar ({@code jetstream-flink-connector-*.jar}). That jar bundles its own copy of the core with Agrona
+     * relocated, for Flink's {@code lib/}; a job JVM that loaded the core's classes from it would fail in
+     * {@code CrossSiteSource}, compiled against the plain core, with an {@code AbstractMethodError}. A
+     * module that runs both (the demo) has it on its own class path.
+     */
     public static String classPath() {
         String surefire = System.getProperty("surefire.test.class.path");
-        return surefire != null && !surefire.isBlank() ? surefire : System.getProperty("java.class.path");
+        String all = surefire != null && !surefire.isBlank() ? surefire : System.getProperty("java.class.path");
+        StringJoiner kept = new StringJoiner(File.pathSeparator);
+        for (String entry : all.split(File.pathSeparator)) {
+            String name = Path.of(entry).getFileName() == null ? entry : Path.of(entry).getFileName().toString();
+            if (!(name.startsWith(SHUFFLE_SERVICE_JAR) && name.endsWith(".jar"))) {
+                kept.add(entry);
+            }
+        }
+        return kept.toString();
     }
 
     /** {@code java <jvmFlags> -cp <class path> <mainClass> <args>}. */
@@ -46,6 +67,8 @@ public final class JavaProcesses {
             c.addAll(List.of(extra.split("\\s+")));
         }
         c.add("-Djava.net.preferIPv4Stack=true");
+        // Logs to standard output (the process's log file), not to whatever log4j2 configuration comes first on the class path.
+        c.add("-Dlog4j2.configurationFile=" + CHILD_LOG_CONFIGURATION);
         c.add("-cp");
         c.add(classPath());
         c.add(mainClass);
