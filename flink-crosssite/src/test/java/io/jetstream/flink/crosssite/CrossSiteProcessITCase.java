@@ -70,11 +70,14 @@ class CrossSiteProcessITCase {
     /** @param phases 3: sending TM, receiving TM, one of each; 1: one of each only */
     private void run(DeliveryGuarantee guarantee, String stream, int phases) throws Exception {
         Path secret = Files.writeString(tmp.resolve("secret"), "the secret both sites share", StandardCharsets.UTF_8);
-        int spare = phases == 3 ? 2 : 1;
+        // Two slots per TaskManager: after losing one TaskManager per phase it ran in, a site still has the job's two
+        // slots (3 TaskManagers for 3 phases, 2 for 1), with fewer JVMs starting on the machine than one slot each.
+        int taskManagers = phases == 3 ? 3 : 2;
+        Map<String, String> twoSlots = Map.of("taskmanager.numberOfTaskSlots", "2");
         try (Landing landing = startLanding(secret);
-                FlinkProcessCluster sending = FlinkProcessCluster.start(clusterConfiguration(), 2 + spare, Map.of(),
+                FlinkProcessCluster sending = FlinkProcessCluster.start(clusterConfiguration(), taskManagers, twoSlots,
                         Files.createDirectories(tmp.resolve("site-a")));
-                FlinkProcessCluster receiving = FlinkProcessCluster.start(clusterConfiguration(), 2 + spare, Map.of(),
+                FlinkProcessCluster receiving = FlinkProcessCluster.start(clusterConfiguration(), taskManagers, twoSlots,
                         Files.createDirectories(tmp.resolve("site-b")))) {
             sending.awaitTaskManagers(Duration.ofMinutes(2));
             receiving.awaitTaskManagers(Duration.ofMinutes(2));
@@ -129,20 +132,28 @@ class CrossSiteProcessITCase {
         return e;
     }
 
-    /** SIGKILLs the first TaskManager whose log shows it runs {@code what} (a line naming {@code marker}). */
+    /**
+     * SIGKILLs the first live TaskManager whose log shows it runs {@code what} (a line naming {@code marker}),
+     * waiting up to a minute for one (a job restarted after the previous kill is still being deployed).
+     */
     private static void kill(FlinkProcessCluster cluster, String what, String marker) throws Exception {
         List<Process> tms = cluster.taskManagers();
         List<Path> logs = cluster.logs();
-        for (int i = 0; i < tms.size(); i++) {
-            Process tm = tms.get(i);
-            if (tm.isAlive() && Files.exists(logs.get(i)) && Files.readString(logs.get(i)).contains(marker)) {
-                LOG.info("Killing TaskManager {} (pid {}), which runs {}", i, tm.pid(), what);
-                tm.destroyForcibly();
-                assertTrue(tm.waitFor(30, TimeUnit.SECONDS), "killed TaskManager ended");
-                return;
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        do {
+            for (int i = 0; i < tms.size(); i++) {
+                Process tm = tms.get(i);
+                if (tm.isAlive() && Files.exists(logs.get(i)) && Files.readString(logs.get(i)).contains(marker)) {
+                    LOG.info("Killing TaskManager {} (pid {}), which runs {}", i, tm.pid(), what);
+                    tm.destroyForcibly();
+                    assertTrue(tm.waitFor(30, TimeUnit.SECONDS), "killed TaskManager ended");
+                    return;
+                }
             }
-        }
-        throw new AssertionError("no live TaskManager runs " + what + " (a log line naming " + marker + "):\n" + cluster.tails());
+            Thread.sleep(100);
+        } while (System.nanoTime() < deadline);
+        throw new AssertionError("no live TaskManager ran " + what + " within a minute (a log line naming " + marker + "):\n"
+                + cluster.tails());
     }
 
     private static void awaitLanded(Landing landing, long records, FlinkProcessCluster a, FlinkProcessCluster b)
