@@ -12,6 +12,8 @@ import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
 import io.jetstream.core.config.OptionGroup;
 import io.jetstream.flink.cluster.FlinkProcessCluster;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,6 +27,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -139,21 +144,40 @@ class CrossSiteProcessITCase {
     private static void kill(FlinkProcessCluster cluster, String what, String marker) throws Exception {
         List<Process> tms = cluster.taskManagers();
         List<Path> logs = cluster.logs();
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-        do {
+        int[] found = {-1};
+        await("a live TaskManager running " + what + " (a log line naming " + marker + ")", Duration.ofMinutes(1), () -> {
             for (int i = 0; i < tms.size(); i++) {
-                Process tm = tms.get(i);
-                if (tm.isAlive() && Files.exists(logs.get(i)) && Files.readString(logs.get(i)).contains(marker)) {
-                    LOG.info("Killing TaskManager {} (pid {}), which runs {}", i, tm.pid(), what);
-                    tm.destroyForcibly();
-                    assertTrue(tm.waitFor(30, TimeUnit.SECONDS), "killed TaskManager ended");
-                    return;
+                if (tms.get(i).isAlive() && logNames(logs.get(i), marker)) {
+                    found[0] = i;
+                    return true;
                 }
             }
-            Thread.sleep(100);
-        } while (System.nanoTime() < deadline);
-        throw new AssertionError("no live TaskManager ran " + what + " within a minute (a log line naming " + marker + "):\n"
-                + cluster.tails());
+            return false;
+        }, cluster::tails);
+        Process tm = tms.get(found[0]);
+        LOG.info("Killing TaskManager {} (pid {}), which runs {}", found[0], tm.pid(), what);
+        tm.destroyForcibly();
+        assertTrue(tm.waitFor(30, TimeUnit.SECONDS), "killed TaskManager ended");
+    }
+
+    /**
+     * Waits for {@code condition}, polled every 20 ms (the jobs run in other processes); on timeout fails with
+     * {@code state}, computed once.
+     */
+    private static void await(String what, Duration timeout, BooleanSupplier condition, Supplier<String> state) {
+        try {
+            Awaitility.await(what).pollInterval(Duration.ofMillis(20)).atMost(timeout).until(condition::getAsBoolean);
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("not within " + timeout + ": " + what + "; " + state.get(), e);
+        }
+    }
+
+    private static boolean logNames(Path log, String marker) {
+        try {
+            return Files.exists(log) && Files.readString(log).contains(marker);
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading " + log, e);
+        }
     }
 
     private static void awaitLanded(Landing landing, long records, FlinkProcessCluster a, FlinkProcessCluster b)
@@ -161,15 +185,6 @@ class CrossSiteProcessITCase {
         await(records + " records landed", Duration.ofMinutes(3),
                 () -> landing.streams().stream().mapToLong(LandedStreamStats::landed).sum() >= records,
                 () -> "landing " + landing.streams() + "\n" + a.tails() + b.tails());
-    }
-
-    private static void await(String what, Duration timeout, BooleanSupplier condition, java.util.function.Supplier<String> state)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, () -> "not within " + timeout + ": " + what + "; " + state.get());
-            Thread.sleep(20); // the jobs run in other processes: polled
-        }
     }
 
     private static boolean allRead(Landing landing) {
