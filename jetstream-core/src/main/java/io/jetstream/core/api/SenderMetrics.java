@@ -52,6 +52,12 @@ public interface SenderMetrics {
     /** Batches the receiver acknowledged (or, best-effort over a ring, that the ring shows delivered). */
     long batchesAcknowledged();
 
+    /**
+     * Records in the batches acknowledged. In a stream delivered in strict order, the first this many
+     * records offered are confirmed.
+     */
+    long recordsAcknowledged();
+
     /** Batches written again after their route was lost or replaced. */
     long batchesReplayed();
 

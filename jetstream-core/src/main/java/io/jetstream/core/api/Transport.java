@@ -47,6 +47,12 @@ public interface Transport extends AutoCloseable {
     OutboundStream openSender(String streamId, StreamRoutes routes, ControlListener controls);
 
     /**
+     * A stream to several destinations ({@link MulticastStream}): one {@link OutboundStream} per destination,
+     * named {@code streamId + "/" + destination name}, under one flow control ({@code settings}).
+     */
+    MulticastStream openMulticast(String streamId, List<MulticastDestination> destinations, MulticastSettings settings);
+
+    /**
      * Binds a receiver on {@code port} (0 for any) of {@code transport.bind-address}.
      *
      * @param knownTargets target ids this receiver accepts; a batch naming any other closes its connection

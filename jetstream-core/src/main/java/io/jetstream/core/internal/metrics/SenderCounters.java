@@ -22,6 +22,7 @@ public final class SenderCounters implements SenderMetrics {
     private final AtomicLong bytesSealed = new AtomicLong();
     private final AtomicLong batchesSent = new AtomicLong();
     private final AtomicLong batchesAcknowledged = new AtomicLong();
+    private final AtomicLong recordsAcknowledged = new AtomicLong();
     private final AtomicLong batchesReplayed = new AtomicLong();
     private final AtomicLong batchesSpilled = new AtomicLong();
     private final AtomicLong recordsDropped = new AtomicLong();
@@ -107,7 +108,8 @@ public final class SenderCounters implements SenderMetrics {
      * A batch was acknowledged: {@code sealedToSentNanos} from its seal to its first write,
      * {@code sentToAckNanos} from that write to its acknowledgement.
      */
-    public void onAcknowledged(long sealedToSentNanos, long sentToAckNanos) {
+    public void onAcknowledged(long sealedToSentNanos, long sentToAckNanos, int records) {
+        recordsAcknowledged.addAndGet(records);
         writeWaitMicros.addAndGet(sealedToSentNanos / 1000);
         ackWaitMicros.addAndGet(sentToAckNanos / 1000);
         onAcknowledged(sealedToSentNanos + sentToAckNanos);
@@ -194,6 +196,11 @@ public final class SenderCounters implements SenderMetrics {
     @Override
     public long batchesAcknowledged() {
         return batchesAcknowledged.get();
+    }
+
+    @Override
+    public long recordsAcknowledged() {
+        return recordsAcknowledged.get();
     }
 
     @Override
@@ -302,6 +309,7 @@ public final class SenderCounters implements SenderMetrics {
         m.put("bytes-sealed", bytesSealed());
         m.put("batches-sent", batchesSent());
         m.put("batches-acknowledged", batchesAcknowledged());
+        m.put("records-acknowledged", recordsAcknowledged());
         m.put("batches-replayed", batchesReplayed());
         m.put("batches-spilled", batchesSpilled());
         m.put("records-dropped", recordsDropped());

@@ -2,15 +2,19 @@ package io.jetstream.core.internal.transport.netty;
 
 import io.jetstream.core.api.ControlListener;
 import io.jetstream.core.api.DeliveryHandler;
+import io.jetstream.core.api.MulticastDestination;
+import io.jetstream.core.api.MulticastSettings;
+import io.jetstream.core.api.MulticastStream;
 import io.jetstream.core.api.SequenceStore;
 import io.jetstream.core.api.StreamRoutes;
 import io.jetstream.core.api.Transport;
 import io.jetstream.core.api.TransportSettings;
+import io.jetstream.core.internal.multicast.MulticastSender;
 import io.jetstream.core.internal.qos.QosListener;
 import io.jetstream.core.internal.qos.QosService;
 import io.jetstream.core.internal.transport.handshake.Handshake;
-import io.jetstream.core.internal.transport.handshake.RelayAuthentication;
 import io.jetstream.core.internal.transport.handshake.HostIdentity;
+import io.jetstream.core.internal.transport.handshake.RelayAuthentication;
 import io.jetstream.core.internal.transport.handshake.SharedSecret;
 import io.jetstream.core.internal.transport.outbound.DeadlineFlusher;
 import io.netty.buffer.ByteBufAllocator;
@@ -64,6 +68,7 @@ public final class NettyTransport implements Transport {
     final LongSupplier epochClock = NettyTransport::epochNanos;
     private final List<StreamSender> senders = new CopyOnWriteArrayList<>();
     private final List<StreamReceiver> receivers = new CopyOnWriteArrayList<>();
+    private final List<MulticastStream> multicasts = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
     /** A transport identified to its peers as {@code peerId} (a worker's host:port, say), on this host. */
@@ -124,7 +129,7 @@ public final class NettyTransport implements Transport {
      * over several paths (JetStream's multi-route streaming over distinct links or interfaces).
      */
     @Override
-    public StreamSender openSender(String streamId, java.util.List<InetSocketAddress> routeAddresses, ControlListener controls) {
+    public StreamSender openSender(String streamId, List<InetSocketAddress> routeAddresses, ControlListener controls) {
         checkOpen();
         if (routeAddresses.isEmpty()) {
             throw new IllegalArgumentException("no receiver address for stream " + streamId);
@@ -163,6 +168,26 @@ public final class NettyTransport implements Transport {
         senders.add(s);
         s.start();
         return s;
+    }
+
+    @Override
+    public MulticastStream openMulticast(String streamId,
+            List<MulticastDestination> destinations, MulticastSettings multicast) {
+        checkOpen();
+        MulticastStream m = MulticastSender.open(
+                this, streamId, destinations, multicast, settings.closeTimeoutNanos());
+        multicasts.add(m);
+        return m;
+    }
+
+    /** A replicating node's stream: forwards records that carry their origin's multicast header. */
+    public MulticastSender openForwardingMulticast(String streamId,
+            List<MulticastDestination> destinations, MulticastSettings multicast) {
+        checkOpen();
+        MulticastSender m = MulticastSender.forwarding(
+                this, streamId, destinations, multicast, settings.closeTimeoutNanos());
+        multicasts.add(m);
+        return m;
     }
 
     /**
@@ -219,6 +244,9 @@ public final class NettyTransport implements Transport {
             return;
         }
         closed = true;
+        for (MulticastStream m : multicasts) {
+            m.close();
+        }
         for (StreamSender s : senders) {
             s.close();
         }

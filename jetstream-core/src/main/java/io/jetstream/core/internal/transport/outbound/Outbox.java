@@ -412,7 +412,7 @@ public final class Outbox {
     private int free(OutboundBatch b, long now) {
         inFlightBytes -= b.bytes;
         memoryBytes -= b.bytes;
-        metrics.onAcknowledged(b.sentNanos - b.sealedNanos, now - b.sentNanos);
+        metrics.onAcknowledged(b.sentNanos - b.sealedNanos, now - b.sentNanos, b.records);
         metrics.onRouteAcknowledged(b.route, b.bytes);
         if (selector != null) {
             selector.rates().onAcknowledged(b.route, b.bytes);

@@ -1,0 +1,82 @@
+package io.jetstream.core.api;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.agrona.DirectBuffer;
+
+/**
+ * One stream of records to several destinations ({@link Transport#openMulticast}): every record
+ * reaches every destination once, in the order offered, over one {@link OutboundStream} per
+ * destination (Aeron's multi-destination cast: per-destination unicast under one flow control). A
+ * destination is a receiver reached directly or a site reached through its replicating node
+ * ({@link MulticastDestination}); what a slow destination does to the others is
+ * {@code multicast.slow-destination}. Each record carries a 16-byte header (the stream's epoch and the
+ * record's position) that {@link MulticastReceiver} reads to deliver each record once when a
+ * destination is reached again by another path.
+ *
+ * <p>Threading contract: {@link #offer}, {@link #endOfSend} and {@link #flush} are for one producer
+ * thread at a time; {@link #offer} takes no lock and allocates nothing: it copies the record into a
+ * single-producer ring the multicast's own sending thread drains into the destinations' streams.
+ * {@link #join}, {@link #leave}, {@link #destinations} and {@link #close} are for any thread.
+ */
+public interface MulticastStream extends AutoCloseable {
+    /** Bytes each record carries before its payload (see {@link MulticastReceiver}). */
+    int HEADER_BYTES = 16;
+
+    /**
+     * Adds one record for every destination without blocking.
+     *
+     * @return {@link OutboundStream#ACCEPTED}, {@link OutboundStream#BACK_PRESSURED} (the hand-over ring is
+     *     full: the slowest destination holds the stream, or its sending thread is behind) or
+     *     {@link OutboundStream#CLOSED}
+     * @throws IllegalArgumentException if the record is longer than {@code multicast.buffer-bytes} / 8 allows
+     */
+    int offer(int target, byte[] src, int offset, int length);
+
+    /** {@link #offer(int, byte[], int, int)} from a buffer. */
+    int offer(int target, DirectBuffer src, int offset, int length);
+
+    /** The producer has nothing more to offer for now: the destinations' streams may send what they hold. */
+    void endOfSend();
+
+    /** Asks every destination's stream to send what it holds now. */
+    void flush();
+
+    /** Whether an offer would be refused now. */
+    boolean isBackPressured();
+
+    /**
+     * Adds a destination: it gets the records offered from now on.
+     *
+     * @throws IllegalArgumentException if a destination of that name is already in the stream
+     */
+    void join(MulticastDestination destination);
+
+    /**
+     * Removes a destination after it took what was offered before this call: its stream is closed
+     * (waiting up to {@code transport.close-timeout-ms} for acknowledgements). Blocks the caller.
+     *
+     * @return whether the destination was in the stream
+     */
+    boolean leave(String name) throws InterruptedException;
+
+    /** Each destination's state now, and those dropped (with their reason). For gauges. */
+    List<MulticastDestinationStats> destinations();
+
+    /** Counters of the stream as a whole, by name (dashed): records offered, back-pressured offers, drops, failovers. */
+    Map<String, Long> metrics();
+
+    /** This incarnation of the stream: the epoch in every record's header. */
+    long epoch();
+
+    /** Why the stream failed (its sending thread died), if it did. */
+    Optional<Throwable> failure();
+
+    /**
+     * Hands every offered record to the destinations' streams (up to {@code transport.close-timeout-ms}),
+     * then closes them, each waiting for its acknowledgements. Idempotent.
+     */
+    @Override
+    void close();
+}
