@@ -72,6 +72,8 @@ public final class MulticastTestSupport {
         private int corrupt;
         private volatile CountDownLatch gate;
         final MulticastReceiver receiver;
+        /** The sending peers whose streams delivered here. */
+        final java.util.Set<String> peers = java.util.concurrent.ConcurrentHashMap.newKeySet();
         final InboundEndpoint endpoint;
 
         public Destination(Transport transport) throws InterruptedException {
@@ -96,6 +98,7 @@ public final class MulticastTestSupport {
                         Thread.currentThread().interrupt();
                     }
                 }
+                peers.add(stream.peerId());
                 receiver.deliver(stream, sequence, records);
             }, t -> true, SequenceStore.inMemory());
         }
