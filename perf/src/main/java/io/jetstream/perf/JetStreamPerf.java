@@ -7,7 +7,8 @@ import picocli.CommandLine.Command;
 
 /**
  * {@code bin/jetstream-perf}: JetStream's perf tool, as Kafka's producer/consumer perf tests and
- * Aeron's samples are theirs. {@code receive} on one node, {@code send} on another; each prints a line
+ * Aeron's samples are theirs. {@code receive} on one node, {@code send} on another ({@code multicast}: to
+ * several receivers); each prints a line
  * per report interval and a summary, and writes them as JSON with {@code --json}. Exit codes: 0 done,
  * 1 the run failed (no route, a failed stream), 2 bad options or configuration (the message names the
  * option or key), or a receiver stopped by {@code --max-records}.
@@ -16,7 +17,7 @@ import picocli.CommandLine.Command;
  * in one JVM, as the tests do).
  */
 @Command(name = "jetstream-perf", mixinStandardHelpOptions = true, version = "jetstream-perf 0.1.0",
-        subcommands = {ReceiveCommand.class, SendCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {ReceiveCommand.class, SendCommand.class, MulticastCommand.class, CommandLine.HelpCommand.class},
         description = "Measure a link with JetStream's transport: `receive` on one node, `send` on another.")
 public final class JetStreamPerf {
     private JetStreamPerf() {}

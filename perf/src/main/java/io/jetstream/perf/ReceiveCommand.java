@@ -5,7 +5,10 @@ import static io.jetstream.perf.PerfRecordDescriptor.END_TARGET;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.jetstream.core.api.DeliveryHandler.DeliveredBatch;
 import io.jetstream.core.api.InboundEndpoint;
+import io.jetstream.core.api.MulticastStream;
+import io.jetstream.core.api.RecordConsumer;
 import io.jetstream.core.api.SequenceStore;
 import io.jetstream.core.api.StreamKey;
 import io.jetstream.core.api.Transport;
@@ -100,6 +103,10 @@ public final class ReceiveCommand implements Callable<Integer> {
                     + "percentiles (the interval lines still show them; default: ${DEFAULT-VALUE}).")
     private double warmupSeconds;
 
+    @Option(names = "--multicast", description = "The streams are a multicast's (`jetstream-perf multicast`): each record "
+            + "carries the multicast's header, which is read past.")
+    private boolean multicast;
+
     @Option(names = "--json", paramLabel = "FILE", description = "Write the final report (and every interval) as JSON.")
     private Path json;
 
@@ -152,7 +159,7 @@ public final class ReceiveCommand implements Callable<Integer> {
                         return;
                     }
                 }
-                account.onBatch(batch, strictNow);
+                account.onBatch(multicast ? new PastMulticastHeader(batch) : batch, strictNow);
             }, target -> target == DATA_TARGET || target == END_TARGET, SequenceStore.inMemory());
             endpoint.setOrdering(initial);
             String listening = HostPort.toString(endpoint.localAddress());
@@ -389,6 +396,25 @@ public final class ReceiveCommand implements Callable<Integer> {
         }
         if (switchOrderingAfter != null && !(switchOrderingAfter >= 0)) {
             throw new ParameterException(spec.commandLine(), "--switch-ordering-after " + switchOrderingAfter + ": expected 0 or more");
+        }
+    }
+
+    /** A multicast batch's records without their header (the epoch and position a multicast adds before each). */
+    private record PastMulticastHeader(DeliveredBatch batch) implements DeliveredBatch {
+        @Override
+        public int count() {
+            return batch.count();
+        }
+
+        @Override
+        public void forEach(RecordConsumer consumer) {
+            batch.forEach((target, buffer, offset, length) -> {
+                if (length < MulticastStream.HEADER_BYTES) {
+                    consumer.accept(target, buffer, offset, length); // no header: counted as malformed by the account
+                } else {
+                    consumer.accept(target, buffer, offset + MulticastStream.HEADER_BYTES, length - MulticastStream.HEADER_BYTES);
+                }
+            });
         }
     }
 }

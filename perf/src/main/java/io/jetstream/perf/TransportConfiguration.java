@@ -1,5 +1,7 @@
 package io.jetstream.perf;
 
+import io.jetstream.core.api.MulticastOptions;
+import io.jetstream.core.api.MulticastSettings;
 import io.jetstream.core.api.TransportSettings;
 import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.InvalidConfigurationException;
@@ -19,7 +21,7 @@ import picocli.CommandLine.Option;
  * The JetStream options of one jetstream-perf command ({@code --config FILE}, repeatable
  * {@code --set KEY=VALUE}), a picocli mixin: keys as in {@link ConfigScope#STANDALONE}
  * ({@code jetstream.transport.*}, {@code jetstream.batch.*}, {@code jetstream.ring.*},
- * {@code jetstream.qos.*}), validated at start-up with every group a transport reads, so a typo fails
+ * {@code jetstream.qos.*}, {@code jetstream.multicast.*}), validated at start-up with every group a transport reads, so a typo fails
  * naming the key. Later sources win: the tool's defaults, then the file, then {@code --set}, then the
  * command's own options ({@code --reliability}, {@code --ordering}, {@code --bind}).
  *
@@ -58,6 +60,11 @@ public final class TransportConfiguration {
         return TransportSettings.from(load(overrides));
     }
 
+    /** The multicast settings these options give ({@code jetstream.multicast.*}), {@code overrides} applied last. */
+    public MulticastSettings multicastSettings(Map<String, ?> overrides) {
+        return MulticastSettings.from(load(overrides));
+    }
+
     /** Whether {@code key} (a full key) was given in the file or with {@code --set}. */
     public boolean isSet(String key) {
         return sets.containsKey(key) || (file != null && readFile().containsKey(key));
@@ -76,9 +83,10 @@ public final class TransportConfiguration {
             raw.put(key, value);
         });
         raw.putAll(overrides);
-        OptionGroup[] groups = new OptionGroup[TransportSettings.GROUPS.length + 1];
+        OptionGroup[] groups = new OptionGroup[TransportSettings.GROUPS.length + 2];
         System.arraycopy(TransportSettings.GROUPS, 0, groups, 0, TransportSettings.GROUPS.length);
-        groups[groups.length - 1] = PerfOptions.GROUP;
+        groups[groups.length - 2] = PerfOptions.GROUP;
+        groups[groups.length - 1] = MulticastOptions.GROUP;
         return JetStreamConfig.load(ConfigScope.STANDALONE, raw, groups);
     }
 

@@ -88,6 +88,44 @@ class JetStreamPerfTest {
 
     @Test
     @Timeout(90)
+    void aMulticastReachesEveryReceiverWithEveryRecordAndCountsTheBytesThatLeft() throws Exception {
+        Path[] jsons = {dir.resolve("r0.json"), dir.resolve("r1.json")};
+        Run[] receivers = new Run[2];
+        String[] addresses = new String[2];
+        for (int i = 0; i < 2; i++) {
+            receivers[i] = Run.start("receive", "--bind", "127.0.0.1:0", "--multicast", "--exit-after-streams", "1",
+                    "--duration-s", "60", "--json", jsons[i].toString());
+            Run r = receivers[i];
+            addresses[i] = await().atMost(Duration.ofSeconds(30)).until(() -> listening(r), a -> a != null);
+        }
+        Path senderJson = dir.resolve("multicast.json");
+        Run sender = Run.start("multicast", "--direct", addresses[0] + "," + addresses[1], "--rate", "2000", "--record-size", "224",
+                "--duration-s", "1", "--json", senderJson.toString());
+        assertEquals(0, sender.exitCode(), () -> "sender: " + sender.out() + sender.err());
+        ObjectMapper json = new ObjectMapper();
+        JsonNode sent = json.readTree(senderJson.toFile());
+        long records = sent.get("sent").asLong();
+        assertTrue(records > 1000, sent::toPrettyString);
+        long bytes = 0;
+        for (JsonNode d : sent.get("destinations")) {
+            assertEquals("direct", d.get("state").asText(), sent::toPrettyString);
+            assertEquals(records + 1, d.get("confirmedPosition").asLong(), "every record and the END confirmed: " + sent);
+            // each record carries the multicast's 16-byte header and the batch's per-record framing
+            assertTrue(d.get("bytesSent").asLong() >= (records + 1) * (224 + 16), sent::toPrettyString);
+            bytes += d.get("bytesSent").asLong();
+        }
+        assertEquals(bytes, sent.get("outboundBytes").asLong());
+        for (int i = 0; i < 2; i++) {
+            Run r = receivers[i];
+            assertEquals(0, r.exitCode(), () -> "receiver: " + r.out() + r.err());
+            JsonNode stream = json.readTree(jsons[i].toFile()).get("streams").get(0);
+            assertEquals(records, stream.get("delivered").asLong(), stream::toPrettyString);
+            assertEquals(0, stream.get("lost").asLong() + stream.get("duplicated").asLong() + stream.get("malformed").asLong());
+        }
+    }
+
+    @Test
+    @Timeout(90)
     void aStreamBeyondMaxRecordsStopsTheReceiverNamingTheOption() throws Exception {
         Run receiver = Run.start("receive", "--bind", "127.0.0.1:0", "--max-records", "100", "--duration-s", "60",
                 "--report-interval-ms", "200");

@@ -10,9 +10,10 @@ package io.jetstream.core.api;
  *     a replicating node, by every receiver of its site)
  * @param lagBytes record bytes it trails the newest record by
  * @param reason why it was dropped or switched ("" otherwise)
+ * @param bytesSent bytes of the batches its stream sealed, frame headers included (what left for it; replays not counted)
  */
 public record MulticastDestinationStats(String name, State state, long offeredPosition, long confirmedPosition,
-        long lagBytes, String reason) {
+        long lagBytes, String reason, long bytesSent) {
     /** What the multicast does with a destination. */
     public enum State {
         /** Sends to the receiver itself. */

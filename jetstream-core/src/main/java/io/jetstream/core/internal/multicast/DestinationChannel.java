@@ -222,6 +222,7 @@ final class DestinationChannel implements ControlListener {
     }
 
     MulticastDestinationStats stats() {
-        return new MulticastDestinationStats(name, state, offeredPosition, confirmedPosition, lagBytes, reason);
+        return new MulticastDestinationStats(name, state, offeredPosition, confirmedPosition, lagBytes, reason,
+                stream == null ? 0 : stream.metrics().bytesSealed());
     }
 }

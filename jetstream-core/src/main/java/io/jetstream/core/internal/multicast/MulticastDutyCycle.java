@@ -303,6 +303,14 @@ final class MulticastDutyCycle {
         return true;
     }
 
+    /** Moves every live destination's confirmation once more (after their streams closed: their last acknowledgements). */
+    void confirmAll() {
+        long now = nanoClock.getAsLong();
+        for (DestinationChannel c : live) {
+            c.confirm(now);
+        }
+    }
+
     /** The streams of the live destinations (to close). */
     List<OutboundStream> liveStreams() {
         List<OutboundStream> out = new ArrayList<>();

@@ -281,6 +281,7 @@ public final class MulticastSender implements MulticastStream {
         } finally {
             stopped = true;
             closeAll(duty.liveStreams());
+            duty.confirmAll();
             done.complete(null);
         }
     }
