@@ -112,6 +112,12 @@ public final class MulticastCommand implements Callable<Integer> {
             while (!allConnected(m) && System.nanoTime() < readyBy) {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
             }
+            if (!allConnected(m)) {
+                spec.commandLine().getErr().println("error: not every destination connected within " + waitReadySeconds + " s: "
+                        + m.destinations());
+                m.close();
+                return 1;
+            }
             out.printf("multicast to %d destinations (%s), %d-byte records at %.0f records/s for %.1f s%n", destinations.size(),
                     destinations.stream().map(d -> d.name() + (d.replicated() ? " via " + HostPort.toString(d.routes().receiver()) : ""))
                             .toList(), recordSize, rate, durationSeconds);
@@ -134,6 +140,7 @@ public final class MulticastCommand implements Callable<Integer> {
                 n.put("state", d.state().name().toLowerCase(Locale.ROOT));
                 n.put("confirmedPosition", d.confirmedPosition());
                 n.put("bytesSent", d.bytesSent());
+                n.put("batchesSent", d.batchesSent());
                 n.put("reason", d.reason());
                 bytes += d.bytesSent();
                 out.printf("  %-24s %-11s confirmed %d, %d bytes sent %s%n", d.name(), d.state(), d.confirmedPosition(),
@@ -157,8 +164,7 @@ public final class MulticastCommand implements Callable<Integer> {
     }
 
     private static boolean allConnected(MulticastStream m) {
-        return m.destinations().stream().allMatch(d -> d.state() == MulticastDestinationStats.State.DIRECT
-                || d.state() == MulticastDestinationStats.State.REPLICATED) && m.metrics().get("destinations") > 0;
+        return m.destinations().stream().allMatch(MulticastDestinationStats::connected);
     }
 
     private List<MulticastDestination> destinations() {

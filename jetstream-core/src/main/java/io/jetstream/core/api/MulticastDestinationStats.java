@@ -11,9 +11,11 @@ package io.jetstream.core.api;
  * @param lagBytes record bytes it trails the newest record by
  * @param reason why it was dropped or switched ("" otherwise)
  * @param bytesSent bytes of the batches its stream sealed, frame headers included (what left for it; replays not counted)
+ * @param batchesSent batches its stream sealed
+ * @param connected whether its stream has a route ready now
  */
 public record MulticastDestinationStats(String name, State state, long offeredPosition, long confirmedPosition,
-        long lagBytes, String reason, long bytesSent) {
+        long lagBytes, String reason, long bytesSent, long batchesSent, boolean connected) {
     /** What the multicast does with a destination. */
     public enum State {
         /** Sends to the receiver itself. */

@@ -167,6 +167,45 @@ public final class CrossSiteRig implements AutoCloseable {
         return p;
     }
 
+    /**
+     * Starts a relay on {@code node} that is its site's replicating node: it receives multicast streams on
+     * {@code port} of every address of the node and sends them on to {@code destinations} (host:port of its
+     * site's receivers); returns once it says READY.
+     */
+    public Process startReplicator(TestbedNode node, int port, List<String> destinations) throws IOException, InterruptedException {
+        Path log = freshLog("replicator-" + node.name() + "-" + (++run) + ".log");
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx512m", "-jar", relayJar.toString(),
+                "--set", "jetstream.relay.bind-address=" + node.lanAddress(),
+                "--set", "jetstream.relay.port=" + RELAY_PORT,
+                "--set", "jetstream.relay.auth.secret-file=" + relaySecret,
+                "--set", "jetstream.replicator.port=" + port,
+                "--set", "jetstream.replicator.destinations=" + String.join(",", destinations),
+                "--set", "jetstream.transport.bind-address=0.0.0.0",
+                "--set", "jetstream.transport.ring.enabled=false",
+                "--set", "jetstream.transport.reliability=acknowledged",
+                "--set", "jetstream.transport.auth.secret-file=" + streamSecret));
+        Process p = node.start(command, log);
+        relays.add(p);
+        awaitLine(p, log, "READY", 30);
+        return p;
+    }
+
+    /**
+     * The command line of a {@code jetstream-perf} {@code command} with this rig's stream secret, to start on a node
+     * (then {@link #awaitLine}); its log is {@code log}.
+     */
+    public List<String> perf(String command, String... args) {
+        List<String> c = new ArrayList<>(List.of(java, "-Xmx1g", "-jar", perfJar.toString(), command,
+                "--set", "jetstream.transport.auth.secret-file=" + streamSecret));
+        c.addAll(List.of(args));
+        return c;
+    }
+
+    /** A log file of this rig's work directory, removed if it exists. */
+    public Path log(String name) throws IOException {
+        return freshLog(name + "-" + (++run) + ".log");
+    }
+
     /** The secret the receivers (and landings) and senders of this rig's streams share (32 random bytes). */
     public Path streamSecret() {
         return streamSecret;
@@ -265,7 +304,7 @@ public final class CrossSiteRig implements AutoCloseable {
         }
     }
 
-    private static void awaitLine(Process p, Path log, String marker, long seconds) throws IOException, InterruptedException {
+    static void awaitLine(Process p, Path log, String marker, long seconds) throws IOException, InterruptedException {
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (System.nanoTime() < until) {
             if (Files.exists(log) && Files.readString(log).contains(marker)) {
@@ -279,7 +318,7 @@ public final class CrossSiteRig implements AutoCloseable {
         throw new IllegalStateException("no '" + marker + "' within " + seconds + " s; see " + log);
     }
 
-    private static void stop(Process p) throws InterruptedException {
+    static void stop(Process p) throws InterruptedException {
         if (p.isAlive()) {
             p.destroy();
             if (!p.waitFor(10, TimeUnit.SECONDS)) {

@@ -223,6 +223,7 @@ final class DestinationChannel implements ControlListener {
 
     MulticastDestinationStats stats() {
         return new MulticastDestinationStats(name, state, offeredPosition, confirmedPosition, lagBytes, reason,
-                stream == null ? 0 : stream.metrics().bytesSealed());
+                stream == null ? 0 : stream.metrics().bytesSealed(), stream == null ? 0 : stream.metrics().batchesSealed(),
+                stream != null && stream.isReady());
     }
 }
