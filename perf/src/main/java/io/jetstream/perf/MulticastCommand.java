@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jetstream.core.api.MulticastDestination;
 import io.jetstream.core.api.MulticastDestinationStats;
 import io.jetstream.core.api.MulticastSettings;
+import io.jetstream.core.api.MulticastSite;
 import io.jetstream.core.api.MulticastStream;
 import io.jetstream.core.api.OutboundStream;
 import io.jetstream.core.api.StreamRoutes;
@@ -28,6 +29,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import picocli.CommandLine.Command;
@@ -60,8 +63,21 @@ public final class MulticastCommand implements Callable<Integer> {
                     + "(host:port each, joined by +); repeatable.")
     private List<String> replicated = new ArrayList<>();
 
+    @Option(names = "--site", paramLabel = "NAME=NODE@MEMBER+MEMBER...",
+            description = "A site of a planned multicast: its replicating node NODE and its receivers; the multicast decides per "
+                    + "site, as it runs, between the receivers directly and the node (jetstream.multicast.plan.*). Repeatable; "
+                    + "not with --direct or --replicated.")
+    private List<String> plannedSites = new ArrayList<>();
+
     @Option(names = "--rate", paramLabel = "RECORDS/S", defaultValue = "1000", description = "Records per second (default: ${DEFAULT-VALUE}).")
     private double rate;
+
+    @Option(names = "--rate-steps", split = ",", paramLabel = "RECORDS/S",
+            description = "Rates to send at in turn, --step-s each (instead of --rate and --duration-s).")
+    private List<Double> rateSteps = new ArrayList<>();
+
+    @Option(names = "--step-s", paramLabel = "SECONDS", defaultValue = "10", description = "Seconds per rate step (default: ${DEFAULT-VALUE}).")
+    private double stepSeconds;
 
     @Option(names = "--record-size", paramLabel = "BYTES", defaultValue = "224", description = "Bytes per record (default: ${DEFAULT-VALUE}).")
     private int recordSize;
@@ -82,10 +98,24 @@ public final class MulticastCommand implements Callable<Integer> {
     @Mixin
     private TransportConfiguration jetstream;
 
+    private volatile double currentRate;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        List<MulticastDestination> destinations = destinations();
+        if (!plannedSites.isEmpty() && (!direct.isEmpty() || !replicated.isEmpty())) {
+            throw new ParameterException(spec.commandLine(), "--site plans the multicast: not with --direct or --replicated");
+        }
+        List<MulticastDestination> destinations = plannedSites.isEmpty() ? destinations() : List.of();
+        List<MulticastSite> sites = new ArrayList<>();
+        for (String s : plannedSites) {
+            MulticastDestination d = parseReplicated(s);
+            sites.add(new MulticastSite(d.name(), d.target(), d.routes(), d.members()));
+        }
+        if (!rateSteps.isEmpty()) {
+            durationSeconds = rateSteps.size() * stepSeconds;
+            rate = rateSteps.get(0);
+        }
         if (recordSize < MIN_LENGTH) {
             throw new ParameterException(spec.commandLine(), "--record-size " + recordSize + ": at least " + MIN_LENGTH);
         }
@@ -107,7 +137,8 @@ public final class MulticastCommand implements Callable<Integer> {
         report.put("durationS", durationSeconds);
         WallClock clock = new WallClock();
         try (Transport transport = Transport.start(settings, peer)) {
-            MulticastStream m = transport.openMulticast(streamId, destinations, multicast);
+            MulticastStream m = sites.isEmpty() ? transport.openMulticast(streamId, destinations, multicast)
+                    : transport.openPlannedMulticast(streamId, sites, multicast);
             long readyBy = System.nanoTime() + (long) (waitReadySeconds * 1e9);
             while (!allConnected(m) && System.nanoTime() < readyBy) {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
@@ -118,13 +149,53 @@ public final class MulticastCommand implements Callable<Integer> {
                 m.close();
                 return 1;
             }
-            out.printf("multicast to %d destinations (%s), %d-byte records at %.0f records/s for %.1f s%n", destinations.size(),
-                    destinations.stream().map(d -> d.name() + (d.replicated() ? " via " + HostPort.toString(d.routes().receiver()) : ""))
-                            .toList(), recordSize, rate, durationSeconds);
+            out.printf("multicast to %s, %d-byte records at %s for %.1f s%n", m.destinations().stream().map(d -> d.name()).toList(),
+                    recordSize, rateSteps.isEmpty() ? String.format(Locale.ROOT, "%.0f records/s", rate) : "rates " + rateSteps, durationSeconds);
             out.flush();
             double cpuAtStart = JsonReport.processCpuSeconds();
             long start = System.nanoTime();
-            long sent = send(m, start + (long) (durationSeconds * 1e9), settings.sendTimeoutNanos(), clock);
+            ArrayNode timeline = report.putArray("timeline");
+            ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "jetstream-perf-reporter");
+                t.setDaemon(true);
+                return t;
+            });
+            double[] lastCpu = {cpuAtStart};
+            timer.scheduleAtFixedRate(() -> {
+                ObjectNode line = JsonReport.object();
+                line.put("t", (System.nanoTime() - start) / 1e9);
+                line.put("rate", currentRate);
+                double cpu = JsonReport.processCpuSeconds();
+                line.put("cpuShare", cpu - lastCpu[0]);
+                lastCpu[0] = cpu;
+                line.put("liveDestinations", m.destinations().stream().filter(d -> d.state() == MulticastDestinationStats.State.DIRECT
+                        || d.state() == MulticastDestinationStats.State.REPLICATED).count());
+                m.planGauges().forEach((k, v) -> {
+                    if (Double.isFinite(v)) {
+                        line.put(k, v);
+                    }
+                });
+                synchronized (timeline) {
+                    timeline.add(line);
+                }
+                out.println("timeline " + line);
+                out.flush();
+            }, 1, 1, TimeUnit.SECONDS);
+            long sent = 0;
+            try {
+                if (rateSteps.isEmpty()) {
+                    currentRate = rate;
+                    sent = send(m, rate, 0, start + (long) (durationSeconds * 1e9), settings.sendTimeoutNanos(), clock);
+                } else {
+                    for (int step = 0; step < rateSteps.size(); step++) {
+                        currentRate = rateSteps.get(step);
+                        sent = send(m, currentRate, sent, start + (long) ((step + 1) * stepSeconds * 1e9), settings.sendTimeoutNanos(), clock);
+                    }
+                }
+            } finally {
+                timer.shutdownNow();
+                timer.awaitTermination(5, TimeUnit.SECONDS);
+            }
             double seconds = (System.nanoTime() - start) / 1e9;
             offerEnd(m, sent, clock, settings.sendTimeoutNanos());
             m.flush();
@@ -173,18 +244,8 @@ public final class MulticastCommand implements Callable<Integer> {
             out.add(MulticastDestination.direct("d" + i + "-" + HostPort.toString(direct.get(i)), DATA_TARGET,
                     StreamRoutes.direct(direct.get(i))));
         }
-        for (String spec : replicated) {
-            int eq = spec.indexOf('=');
-            int at = spec.indexOf('@');
-            if (eq < 1 || at < eq + 2 || at == spec.length() - 1) {
-                throw new ParameterException(this.spec.commandLine(), "--replicated " + spec + ": expected NAME=NODE@MEMBER+MEMBER...");
-            }
-            InetSocketAddress node = HostPort.parse(spec.substring(eq + 1, at));
-            List<StreamRoutes> members = new ArrayList<>();
-            for (String member : spec.substring(at + 1).split("\\+")) {
-                members.add(StreamRoutes.direct(HostPort.parse(member)));
-            }
-            out.add(MulticastDestination.replicated(spec.substring(0, eq), DATA_TARGET, StreamRoutes.direct(node), members));
+        for (String s : replicated) {
+            out.add(parseReplicated(s));
         }
         if (out.isEmpty()) {
             throw new ParameterException(spec.commandLine(), "no destination: give --direct or --replicated");
@@ -192,15 +253,31 @@ public final class MulticastCommand implements Callable<Integer> {
         return out;
     }
 
-    private long send(MulticastStream m, long deadlineNanos, long sendTimeoutNanos, WallClock clock) {
+    /** {@code NAME=NODE@MEMBER+MEMBER...}: a site reached through its replicating node NODE, serving the MEMBERS. */
+    private MulticastDestination parseReplicated(String value) {
+        int eq = value.indexOf('=');
+        int at = value.indexOf('@');
+        if (eq < 1 || at < eq + 2 || at == value.length() - 1) {
+            throw new ParameterException(spec.commandLine(), value + ": expected NAME=NODE@MEMBER+MEMBER...");
+        }
+        InetSocketAddress node = HostPort.parse(value.substring(eq + 1, at));
+        List<StreamRoutes> members = new ArrayList<>();
+        for (String member : value.substring(at + 1).split("\\+")) {
+            members.add(StreamRoutes.direct(HostPort.parse(member)));
+        }
+        return MulticastDestination.replicated(value.substring(0, eq), DATA_TARGET, StreamRoutes.direct(node), members);
+    }
+
+    /** Sends paced at {@code rate} until {@code deadlineNanos}, numbered from {@code first}; returns the count sent so far. */
+    private long send(MulticastStream m, double rate, long first, long deadlineNanos, long sendTimeoutNanos, WallClock clock) {
         byte[] record = new byte[recordSize];
         ByteBuffer fields = ByteBuffer.wrap(record).order(BYTE_ORDER);
         RecordPacer pacer = new RecordPacer(rate, System::nanoTime);
-        long sent = 0;
+        long sent = first;
         while (System.nanoTime() < deadlineNanos) {
-            long burst = pacer.due(sent, SendCommand.MAX_BURST);
+            long burst = pacer.due(sent - first, SendCommand.MAX_BURST);
             if (burst == 0) {
-                long wait = Math.min(pacer.nanosUntilNext(sent), deadlineNanos - System.nanoTime());
+                long wait = Math.min(pacer.nanosUntilNext(sent - first), deadlineNanos - System.nanoTime());
                 if (wait > 0) {
                     LockSupport.parkNanos(Math.min(wait, TimeUnit.MILLISECONDS.toNanos(1)));
                 }

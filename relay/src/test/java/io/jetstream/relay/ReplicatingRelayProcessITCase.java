@@ -82,7 +82,7 @@ class ReplicatingRelayProcessITCase {
                 MulticastStream m = sending.openMulticast("feed", List.of(MulticastDestination.replicated("site-b", 0,
                         StreamRoutes.direct(new InetSocketAddress("127.0.0.1", replicatorPort)),
                         List.of(StreamRoutes.direct(b1.endpoint.localAddress()), StreamRoutes.direct(b2.endpoint.localAddress())))),
-                        new MulticastSettings(MulticastSettings.defaults().slowDestination(), 64L << 20, 0, 4 << 20,
+                        MulticastSettings.defaults().with(MulticastSettings.defaults().slowDestination(), 64L << 20, 0,
                                 TimeUnit.MILLISECONDS.toNanos(2_000)));
                 int n = 20_000;
                 for (int i = 0; i < n; i++) {

@@ -25,6 +25,8 @@ public record MulticastDestinationStats(String name, State state, long offeredPo
         /** The replicating node was lost: this destination was replaced by direct streams to its members. */
         FAILED_OVER,
         /** Dropped by the slow-destination policy, or failed; no longer sent to. */
-        DROPPED
+        DROPPED,
+        /** A planned multicast moved its site to the other strategy: replaced by the other path's destinations. */
+        SWITCHED
     }
 }

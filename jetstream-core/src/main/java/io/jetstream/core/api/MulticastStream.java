@@ -67,6 +67,15 @@ public interface MulticastStream extends AutoCloseable {
     /** Counters of the stream as a whole, by name (dashed): records offered, back-pressured offers, drops, failovers. */
     Map<String, Long> metrics();
 
+    /**
+     * A planned multicast's decisions and the model's predictions beside what it measured, by name
+     * ({@code plan.predicted-latency-ms}, {@code plan.measured-latency-ms}, {@code plan.predicted-outbound-bytes-per-s},
+     * {@code plan.measured-outbound-bytes-per-s}, {@code plan.predicted-spend-per-hour}, {@code plan.measured-spend-per-hour},
+     * {@code plan.fan-out-bound}, {@code plan.direct-connections}, {@code plan.replicated-sites}, {@code plan.changes});
+     * empty for a multicast whose destinations were given. A snapshot, for gauges.
+     */
+    Map<String, Double> planGauges();
+
     /** This incarnation of the stream: the epoch in every record's header. */
     long epoch();
 

@@ -53,6 +53,15 @@ public interface Transport extends AutoCloseable {
     MulticastStream openMulticast(String streamId, List<MulticastDestination> destinations, MulticastSettings settings);
 
     /**
+     * A multicast stream to the receivers of {@code sites} that decides itself, per site, between direct multicast
+     * and replication through the site's node (JetStream §3.4), from what it measures and the goal of
+     * {@code settings.plan()}, within Atmosphere's bound on its direct connections; it re-decides every
+     * {@code multicast.plan.interval-ms}. Its decisions and the model's predictions beside what it measured are in
+     * {@link MulticastStream#metrics()}.
+     */
+    MulticastStream openPlannedMulticast(String streamId, List<MulticastSite> sites, MulticastSettings settings);
+
+    /**
      * Binds a receiver on {@code port} (0 for any) of {@code transport.bind-address}.
      *
      * @param knownTargets target ids this receiver accepts; a batch naming any other closes its connection

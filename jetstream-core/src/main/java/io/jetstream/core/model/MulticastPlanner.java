@@ -144,12 +144,23 @@ public final class MulticastPlanner {
 
     /** The plan for {@code sites} (see the class comment for the rule). */
     public static Plan plan(List<Site> sites, Inputs in, Goal goal) {
+        return plan(sites, in, goal, -1);
+    }
+
+    /**
+     * The plan for {@code sites} among those that replicate only at sites whose bit is set in {@code replicable}
+     * (a site whose replicating node was lost is reached directly).
+     */
+    public static Plan plan(List<Site> sites, Inputs in, Goal goal, int replicable) {
         if (sites.isEmpty() || sites.size() > MAX_SITES) {
             throw new IllegalArgumentException(sites.size() + " destination sites: 1 to " + MAX_SITES + " are planned");
         }
         Plan best = null;
         Plan nearest = null;
         for (int mask = 0; mask < 1 << sites.size(); mask++) {
+            if ((mask & ~replicable) != 0) {
+                continue;
+            }
             Plan p = fewestGoodRoutes(sites, mask, in, goal);
             if (satisfies(p)) {
                 if (best == null || better(p, best, goal)) {

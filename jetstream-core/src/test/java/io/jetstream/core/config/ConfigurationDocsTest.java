@@ -27,5 +27,11 @@ class ConfigurationDocsTest {
         ConfigurationDocsCheck.checkSection(
                 "core-landing", ConfigurationDocs.render(ConfigScope.STANDALONE, "the landing process (bin/jetstream-landing)",
                         io.jetstream.core.api.LandingOptions.GROUP));
+        ConfigurationDocsCheck.checkSection(
+                "core-multicast", ConfigurationDocs.render(ConfigScope.STANDALONE, "a multicast stream; the sender's own keys",
+                        io.jetstream.core.api.MulticastOptions.GROUP));
+        ConfigurationDocsCheck.checkSection(
+                "core-replicator", ConfigurationDocs.render(ConfigScope.STANDALONE, "the relay process (bin/jetstream-relay)",
+                        io.jetstream.core.api.ReplicatorOptions.GROUP));
     }
 }

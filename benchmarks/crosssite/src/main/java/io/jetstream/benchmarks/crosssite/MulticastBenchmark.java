@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.jetstream.benchmarks.crosssite.testbed.Testbed;
 import io.jetstream.benchmarks.crosssite.testbed.TestbedNode;
 import io.jetstream.benchmarks.crosssite.testbed.TestbedSpec;
+import io.jetstream.core.api.MulticastOptions;
 import io.jetstream.core.model.MulticastPlanner;
 import io.jetstream.core.model.MulticastPlanner.Goal;
 import io.jetstream.core.model.MulticastPlanner.Inputs;
@@ -32,8 +33,8 @@ import picocli.CommandLine.Option;
  * it on inside its site). Both strategies run in each run, alternating. Per configuration: the receivers'
  * latency (median over the runs of the mean of their p50s, and of the largest p99), the bytes that left a0
  * as copies of one stream's bytes, a0's CPU, and the model's prediction ({@link MulticastPlanner#evaluate})
- * from the measured batch size and the testbed's link (one-way delay RTT/2, the per-node rate; inside a site
- * 0.2 ms and 1 GB/s).
+ * from the measured batch size and the testbed's link (one-way delay RTT/2, the per-node rate; a replicating node's
+ * hop {@code multicast.plan.intra-site-latency-ms}' default and 1 GB/s).
  *
  * <p>Root only (network namespaces); run it with
  * {@code ./mvnw -q -o -Pcrosssite-bench -DskipTests package -pl benchmarks/crosssite -am
@@ -74,6 +75,14 @@ public final class MulticastBenchmark implements Callable<Integer> {
     @Option(names = "--rtt-ms", defaultValue = "50", description = "Round trip between the sites (default: ${DEFAULT-VALUE}).")
     int rttMillis;
 
+    @Option(names = "--ramp", split = ",", paramLabel = "RECORDS/S",
+            description = "Instead of the comparison: a planned multicast to 4 + 4 receivers whose rate steps through these values "
+                    + "(--step-s each), its quota the node's cap; per step the plan's direct connections, K_p, what left a0 and a0's CPU.")
+    List<Double> ramp = new ArrayList<>();
+
+    @Option(names = "--step-s", defaultValue = "12", description = "Seconds per ramp step (default: ${DEFAULT-VALUE}).")
+    double stepSeconds;
+
     @Option(names = "--root", defaultValue = "../..", description = "The repository's root (default: ${DEFAULT-VALUE}).")
     Path root;
 
@@ -96,6 +105,9 @@ public final class MulticastBenchmark implements Callable<Integer> {
         if (!Testbed.available()) {
             System.out.println("MulticastBenchmark skipped: " + Testbed.unavailableReason());
             return 0;
+        }
+        if (!ramp.isEmpty()) {
+            return ramp();
         }
         int perSite = destinationCounts.stream().mapToInt(d -> (d + 1) / 2).max().orElse(1);
         TestbedSpec spec = TestbedSpec.of(3, 1 + perSite, mbit, rttMillis).withPrefix("jsmc");
@@ -217,11 +229,100 @@ public final class MulticastBenchmark implements Callable<Integer> {
             sites.add(new Site("c", perSite[1]));
         }
         Inputs in = new Inputs(rate, recordSize + RECORD_OVERHEAD, (int) Math.max(1, Math.round(batchEvents)), BATCH_OVERHEAD,
-                new ThroughputCurve(rttMillis / 2e3, mbit * 1e6 / 8), 1, new ThroughputCurve(0.0002, 1e9), 0.95);
+                new ThroughputCurve(rttMillis / 2e3, mbit * 1e6 / 8), 1,
+                new ThroughputCurve(MulticastOptions.PLAN_INTRA_SITE_LATENCY_MS.defaultValue() / 1e3, 1e9), 0.95);
         int mask = replicated ? (1 << sites.size()) - 1 : 0;
         double predicted = MulticastPlanner.evaluate(sites, mask, 1, in, Goal.fastest(0.09, 64)).meanLatencySeconds() * 1e3;
         return new Sample(p50, p99, bytes / oneCopy, tx.path("cpuSeconds").asDouble(), predicted,
                 lost, duplicated, (bytes - expected) / (double) Math.max(1, expected), bytes / tx.path("elapsedS").asDouble(), in, sites);
+    }
+
+    /**
+     * Atmosphere's bound on the testbed: a planned multicast from a0 to four receivers in each of sites B and C, its
+     * quota a0's cap, the rate stepping through {@link #ramp}; per step (its last half, after the plan settled) the
+     * median direct connections, K_p, replicated sites, bytes per second that left a0 against the quota, and the
+     * sending JVM's CPU.
+     */
+    private int ramp() throws Exception {
+        TestbedSpec spec = TestbedSpec.of(3, 5, mbit, rttMillis).withPrefix("jsmcr");
+        System.out.printf("# K_p ramp: three sites, 5 nodes each, %d Mbit/s per node, RTT %d ms; %d B records at %s records/s, %.0f s each%n",
+                mbit, rttMillis, recordSize, ramp, stepSeconds);
+        try (Testbed testbed = Testbed.up(spec); CrossSiteRig rig = new CrossSiteRig(testbed, root, work)) {
+            List<Process> processes = new ArrayList<>();
+            try {
+                List<String> siteArgs = new ArrayList<>();
+                for (String site : List.of("b", "c")) {
+                    List<String> members = new ArrayList<>();
+                    for (int i = 1; i <= 4; i++) {
+                        TestbedNode n = testbed.node(site + i);
+                        Path log = rig.log("rx-" + n.name());
+                        Process p = n.start(rig.perf("receive", "--bind", "0.0.0.0:" + RECEIVER_PORT, "--multicast", "--max-streams", "64",
+                                "--set", "jetstream.transport.window-bytes=" + CrossSiteRig.RECEIVER_WINDOW_BYTES), log);
+                        processes.add(p);
+                        CrossSiteRig.awaitLine(p, log, "listening", 30);
+                        members.add(n.lanAddress() + ":" + RECEIVER_PORT);
+                    }
+                    TestbedNode node = testbed.node(site + "0");
+                    processes.add(rig.startReplicator(node, REPLICATOR_PORT, members));
+                    // the sender reaches the receivers at their WAN addresses, the node at its WAN address
+                    List<String> wan = new ArrayList<>();
+                    for (int i = 1; i <= 4; i++) {
+                        wan.add(testbed.node(site + i).wanAddress() + ":" + RECEIVER_PORT);
+                    }
+                    siteArgs.addAll(List.of("--site", site + "=" + node.wanAddress() + ":" + REPLICATOR_PORT + "@" + String.join("+", wan)));
+                }
+                Path json = work.resolve("tx-ramp.json");
+                Files.deleteIfExists(json);
+                List<String> args = new ArrayList<>(siteArgs);
+                args.addAll(List.of("--rate-steps", String.join(",", ramp.stream().map(r -> Double.toString(r)).toList()),
+                        "--step-s", Double.toString(stepSeconds), "--record-size", Integer.toString(recordSize), "--json", json.toString(),
+                        "--set", "jetstream.multicast.plan.outbound-quota-mbit=" + mbit,
+                        "--set", "jetstream.multicast.plan.interval-ms=1000"));
+                Path log = rig.log("tx-ramp");
+                Process sending = testbed.node("a0").start(rig.perf("multicast", args.toArray(String[]::new)), log);
+                processes.add(sending);
+                if (!sending.waitFor((long) (ramp.size() * stepSeconds) + 120, TimeUnit.SECONDS) || sending.exitValue() != 0) {
+                    throw new IllegalStateException("the planned multicast failed or hung; see " + log);
+                }
+                printRamp(JSON.readTree(json.toFile()));
+            } finally {
+                for (Process p : processes) {
+                    CrossSiteRig.stop(p);
+                }
+                rig.stopRelays();
+            }
+        }
+        return 0;
+    }
+
+    private void printRamp(JsonNode tx) {
+        double quota = mbit * 1e6 / 8;
+        TextTable t = new TextTable("records/s", "direct connections", "K_p", "replicated sites", "left a0 MB/s", "quota MB/s",
+                "model MB/s", "a0 CPU (cores)", "plan changes");
+        for (int step = 0; step < ramp.size(); step++) {
+            double from = step * stepSeconds + stepSeconds / 2;
+            double to = (step + 1) * stepSeconds;
+            List<JsonNode> lines = new ArrayList<>();
+            for (JsonNode line : tx.path("timeline")) {
+                double at = line.path("t").asDouble();
+                if (at >= from && at < to) {
+                    lines.add(line);
+                }
+            }
+            if (lines.isEmpty()) {
+                continue;
+            }
+            t.row(TextTable.number(ramp.get(step), 0),
+                    TextTable.number(Median.of(lines.stream().map(l -> l.path("plan.direct-connections").asDouble()).toList()), 0),
+                    TextTable.number(Median.of(lines.stream().map(l -> l.path("plan.fan-out-bound").asDouble()).toList()), 0),
+                    TextTable.number(Median.of(lines.stream().map(l -> l.path("plan.replicated-sites").asDouble()).toList()), 0),
+                    TextTable.number(Median.of(lines.stream().map(l -> l.path("plan.measured-outbound-bytes-per-s").asDouble()).toList()) / 1e6, 2),
+                    TextTable.number(quota / 1e6, 2),
+                    TextTable.number(Median.of(lines.stream().map(l -> l.path("plan.predicted-outbound-bytes-per-s").asDouble()).toList()) / 1e6, 2),
+                    TextTable.number(Median.of(lines.stream().map(l -> l.path("cpuShare").asDouble()).toList()), 2),
+                    TextTable.number(lines.get(lines.size() - 1).path("plan.changes").asDouble(), 0));
+        }
+        System.out.printf("%nK_p ramp (second half of each step), %d B records, %d Mbit/s quota:%n%s%n", recordSize, mbit, t);
     }
 
     /** The END record perf sends last. */

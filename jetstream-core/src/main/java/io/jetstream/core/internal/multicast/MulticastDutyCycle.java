@@ -2,8 +2,8 @@ package io.jetstream.core.internal.multicast;
 
 import io.jetstream.core.api.ControlListener;
 import io.jetstream.core.api.MulticastDestination;
-import io.jetstream.core.api.MulticastDestinationStats;
 import io.jetstream.core.api.MulticastDestinationStats.State;
+import io.jetstream.core.api.MulticastDestinationStats;
 import io.jetstream.core.api.MulticastOptions.SlowDestination;
 import io.jetstream.core.api.MulticastSettings;
 import io.jetstream.core.api.OutboundStream;
@@ -11,8 +11,8 @@ import io.jetstream.core.api.StreamRoutes;
 import io.jetstream.core.api.Transport;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
-import java.util.Map;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -66,6 +66,7 @@ final class MulticastDutyCycle {
     final AtomicLong droppedFailed = new AtomicLong();
     final AtomicLong failovers = new AtomicLong();
     private long flushesDone;
+    private volatile PlannedSites planning;
     private boolean readBlocked;
 
     MulticastDutyCycle(Transport transport, String streamId, long epoch, MulticastSettings settings, OneToOneRingBuffer ring,
@@ -103,6 +104,36 @@ final class MulticastDutyCycle {
         }
         ring.controlledRead(intoLog, Integer.MAX_VALUE); // what the producer offered before the join stays before it
         open(d.name(), d.target(), d.routes(), d.replicated(), d.members(), logTail());
+    }
+
+    /** Opens a destination that starts at log byte position {@code fromByte}. Sending thread. */
+    DestinationChannel openChannel(String name, int target, StreamRoutes routes, boolean replicated, List<StreamRoutes> members,
+            long fromByte) {
+        return open(name, target, routes, replicated, members, fromByte);
+    }
+
+    /** Stops sending to {@code c}: it is marked {@code state} and its stream closed once it handed over what it took. Sending thread. */
+    void retire(DestinationChannel c, State state, String why) {
+        live.remove(c);
+        replicaMembers.remove(c);
+        c.setState(state, why);
+        closeInBackground(c.stream());
+    }
+
+    /** Every destination the stream had, live or not. */
+    List<DestinationChannel> allChannels() {
+        return all;
+    }
+
+    /** The absolute log byte position after the newest record (where a destination that starts now begins). */
+    long logTailPosition() {
+        return logTail();
+    }
+
+    /** Makes this a planned multicast: {@code p} opens the sites' destinations now and re-plans on every pass. Sending thread. */
+    void startPlanning(PlannedSites p) {
+        planning = p;
+        p.start(this, nanoClock.getAsLong());
     }
 
     private DestinationChannel open(String name, int target, StreamRoutes routes, boolean replicated, List<StreamRoutes> members,
@@ -176,6 +207,9 @@ final class MulticastDutyCycle {
             c.confirm(now);
         }
         work += applyPolicies(now);
+        if (planning != null) {
+            planning.tick(this, now);
+        }
         release();
         return work;
     }
@@ -262,8 +296,12 @@ final class MulticastDutyCycle {
         LOG.warn("multicast {}: replicating node of {} lost ({}); sending to its {} receivers directly from position {}",
                 streamId, c.name, why, members.size(), c.confirmedPosition() + 1);
         closeInBackground(c.stream());
+        List<DestinationChannel> opened = new ArrayList<>();
         for (int m = 0; m < members.size(); m++) {
-            open(c.name + "/" + m, c.target, members.get(m), false, List.of(), from);
+            opened.add(open(c.name + "/" + m, c.target, members.get(m), false, List.of(), from));
+        }
+        if (planning != null) {
+            planning.onFailedOver(c, opened);
         }
     }
 
@@ -326,6 +364,12 @@ final class MulticastDutyCycle {
             out.add(c.stats());
         }
         return out;
+    }
+
+    /** A planned multicast's gauges; empty otherwise. */
+    Map<String, Double> planGauges() {
+        PlannedSites p = planning;
+        return p == null ? Map.of() : p.gauges();
     }
 
     /** Lowest confirmed position over the live destinations (every one of them has every record up to it). */

@@ -3,6 +3,7 @@ package io.jetstream.core.internal.multicast;
 import io.jetstream.core.api.MulticastDestination;
 import io.jetstream.core.api.MulticastDestinationStats;
 import io.jetstream.core.api.MulticastSettings;
+import io.jetstream.core.api.MulticastSite;
 import io.jetstream.core.api.MulticastStream;
 import io.jetstream.core.api.OutboundStream;
 import io.jetstream.core.api.Transport;
@@ -42,6 +43,8 @@ public final class MulticastSender implements MulticastStream {
             AtomicLongFieldUpdater.newUpdater(MulticastSender.class, "offered");
     private static final AtomicLongFieldUpdater<MulticastSender> REFUSED =
             AtomicLongFieldUpdater.newUpdater(MulticastSender.class, "refused");
+    private static final AtomicLongFieldUpdater<MulticastSender> OFFERED_BYTES =
+            AtomicLongFieldUpdater.newUpdater(MulticastSender.class, "offeredBytes");
 
     private final String streamId;
     private final boolean forwarding;
@@ -57,6 +60,7 @@ public final class MulticastSender implements MulticastStream {
     private long position;
     private volatile long offered;
     private volatile long refused;
+    private volatile long offeredBytes;
     private volatile long flushRequests;
     private volatile boolean idle;
     private volatile boolean closing;
@@ -88,6 +92,20 @@ public final class MulticastSender implements MulticastStream {
             MulticastSettings settings, long closeTimeoutNanos) {
         MulticastSender s = new MulticastSender(transport, streamId, destinations, settings, closeTimeoutNanos, false,
                 new SecureRandom().nextLong() & Long.MAX_VALUE);
+        s.thread.start();
+        return s;
+    }
+
+    /**
+     * A planned stream: it decides itself, per site, between direct multicast and the site's replicating node
+     * ({@link PlannedSites}).
+     */
+    public static MulticastSender planned(Transport transport, String streamId, List<MulticastSite> sites,
+            MulticastSettings settings, long closeTimeoutNanos) {
+        MulticastSender s = new MulticastSender(transport, streamId, List.of(), settings, closeTimeoutNanos, false,
+                new SecureRandom().nextLong() & Long.MAX_VALUE);
+        PlannedSites planning = new PlannedSites(streamId, sites, settings.plan(), () -> s.offered, () -> s.offeredBytes);
+        s.duty.submit(() -> s.duty.startPlanning(planning));
         s.thread.start();
         return s;
     }
@@ -139,6 +157,7 @@ public final class MulticastSender implements MulticastStream {
         }
         ring.commit(index);
         OFFERED.lazySet(this, offered + 1);
+        OFFERED_BYTES.lazySet(this, offeredBytes + length);
         wake();
         return OutboundStream.ACCEPTED;
     }
@@ -239,6 +258,11 @@ public final class MulticastSender implements MulticastStream {
         m.put("destinations-dropped-failed", duty.droppedFailed.get());
         m.put("failovers", duty.failovers.get());
         return m;
+    }
+
+    @Override
+    public Map<String, Double> planGauges() {
+        return duty.planGauges();
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.jetstream.core.api.ControlListener;
 import io.jetstream.core.api.DeliveryHandler;
 import io.jetstream.core.api.MulticastDestination;
 import io.jetstream.core.api.MulticastSettings;
+import io.jetstream.core.api.MulticastSite;
 import io.jetstream.core.api.MulticastStream;
 import io.jetstream.core.api.SequenceStore;
 import io.jetstream.core.api.StreamRoutes;
@@ -176,6 +177,14 @@ public final class NettyTransport implements Transport {
         checkOpen();
         MulticastStream m = MulticastSender.open(
                 this, streamId, destinations, multicast, settings.closeTimeoutNanos());
+        multicasts.add(m);
+        return m;
+    }
+
+    @Override
+    public MulticastStream openPlannedMulticast(String streamId, List<MulticastSite> sites, MulticastSettings multicast) {
+        checkOpen();
+        MulticastStream m = MulticastSender.planned(this, streamId, sites, multicast, settings.closeTimeoutNanos());
         multicasts.add(m);
         return m;
     }
