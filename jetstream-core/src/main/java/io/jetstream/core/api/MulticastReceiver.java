@@ -1,5 +1,6 @@
 package io.jetstream.core.api;
 
+import java.nio.ByteOrder;
 import java.util.concurrent.atomic.AtomicLong;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Long2LongHashMap;
@@ -51,8 +52,8 @@ public final class MulticastReceiver implements DeliveryHandler {
             throw new IllegalArgumentException("a record of " + length + " B has no multicast header ("
                     + MulticastStream.HEADER_BYTES + " B): is a plain stream bound to a multicast receiver?");
         }
-        long epoch = buffer.getLong(offset);
-        long position = buffer.getLong(offset + Long.BYTES);
+        long epoch = buffer.getLong(offset, ByteOrder.LITTLE_ENDIAN);
+        long position = buffer.getLong(offset + Long.BYTES, ByteOrder.LITTLE_ENDIAN);
         long last = lastPositions.get(epoch);
         if (position <= last) {
             localDuplicates++;

@@ -12,7 +12,7 @@ import org.agrona.DirectBuffer;
  * destination is a receiver reached directly or a site reached through its replicating node
  * ({@link MulticastDestination}); what a slow destination does to the others is
  * {@code multicast.slow-destination}. Each record carries a 16-byte header (the stream's epoch and the
- * record's position) that {@link MulticastReceiver} reads to deliver each record once when a
+ * record's position, little-endian) that {@link MulticastReceiver} reads to deliver each record once when a
  * destination is reached again by another path.
  *
  * <p>Threading contract: {@link #offer}, {@link #endOfSend} and {@link #flush} are for one producer

@@ -116,7 +116,7 @@ final class DestinationChannel implements ControlListener {
 
     private boolean pushOne(MutableDirectBuffer buffer, int offset, int length, int endHeadOffset) {
         int target = buffer.getInt(offset + MulticastRecords.TARGET_OFFSET);
-        long position = buffer.getLong(offset + MulticastRecords.POSITION_OFFSET);
+        long position = buffer.getLong(offset + MulticastRecords.POSITION_OFFSET, MulticastRecords.ORDER);
         int r = stream.offer(target, buffer.byteArray(), buffer.wrapAdjustment() + offset + MulticastRecords.HEADER_OFFSET,
                 length - MulticastRecords.HEADER_OFFSET);
         lastOffer = r;
@@ -207,7 +207,7 @@ final class DestinationChannel implements ControlListener {
     @Override
     public void onControl(int tag, DirectBuffer buffer, int offset, int length) {
         if (tag != MulticastRecords.CONFIRMED_TAG || length != MulticastRecords.CONFIRMED_FIXED_BYTES + streamIdBytes.length
-                || buffer.getLong(offset) != epoch) {
+                || buffer.getLong(offset, MulticastRecords.ORDER) != epoch) {
             return;
         }
         for (int i = 0; i < streamIdBytes.length; i++) {
@@ -215,7 +215,7 @@ final class DestinationChannel implements ControlListener {
                 return;
             }
         }
-        long position = buffer.getLong(offset + Long.BYTES);
+        long position = buffer.getLong(offset + Long.BYTES, MulticastRecords.ORDER);
         if (position > reportedConfirmed) {
             reportedConfirmed = position;
         }

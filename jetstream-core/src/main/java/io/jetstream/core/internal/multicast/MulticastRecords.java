@@ -1,6 +1,7 @@
 package io.jetstream.core.internal.multicast;
 
 import io.jetstream.core.api.MulticastStream;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -13,6 +14,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * record of that stream up to that position reached every receiver of its site.
  */
 public final class MulticastRecords {
+    /** Byte order of the header's and the confirmation's numbers. */
+    public static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
     /** Offset of the target id in a ring or log record. */
     public static final int TARGET_OFFSET = 0;
     /** Offset of the header (epoch, then position) in a ring or log record: where a destination's record begins. */
@@ -32,12 +35,12 @@ public final class MulticastRecords {
 
     /** The epoch in a destination record (its first 16 bytes being the header). */
     public static long epoch(DirectBuffer record, int offset) {
-        return record.getLong(offset);
+        return record.getLong(offset, ORDER);
     }
 
     /** The position in a destination record. */
     public static long position(DirectBuffer record, int offset) {
-        return record.getLong(offset + Long.BYTES);
+        return record.getLong(offset + Long.BYTES, ORDER);
     }
 
     /** A confirmation of {@code position} of the stream {@code streamId} in epoch {@code epoch}. */
@@ -45,8 +48,8 @@ public final class MulticastRecords {
         byte[] id = streamId.getBytes(StandardCharsets.UTF_8);
         byte[] out = new byte[CONFIRMED_FIXED_BYTES + id.length];
         UnsafeBuffer b = new UnsafeBuffer(out);
-        b.putLong(0, epoch);
-        b.putLong(Long.BYTES, position);
+        b.putLong(0, epoch, ORDER);
+        b.putLong(Long.BYTES, position, ORDER);
         b.putBytes(CONFIRMED_FIXED_BYTES, id);
         return out;
     }

@@ -151,8 +151,8 @@ public final class MulticastSender implements MulticastStream {
         if (forwarding) {
             ringBuffer.putBytes(index + MulticastRecords.HEADER_OFFSET, src, offset, length);
         } else {
-            ringBuffer.putLong(index + MulticastRecords.EPOCH_OFFSET, epoch);
-            ringBuffer.putLong(index + MulticastRecords.POSITION_OFFSET, ++position);
+            ringBuffer.putLong(index + MulticastRecords.EPOCH_OFFSET, epoch, MulticastRecords.ORDER);
+            ringBuffer.putLong(index + MulticastRecords.POSITION_OFFSET, ++position, MulticastRecords.ORDER);
             ringBuffer.putBytes(index + MulticastRecords.PREFIX_BYTES, src, offset, length);
         }
         ring.commit(index);

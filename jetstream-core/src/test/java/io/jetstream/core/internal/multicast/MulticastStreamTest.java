@@ -164,6 +164,28 @@ class MulticastStreamTest {
     }
 
     @Test
+    void anUnreachableDestinationSiteIsDroppedAfterTheHoldTimeoutAndTheOthersGetEverything() throws Exception {
+        int closedPort;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort(); // nothing listens there once this closes
+        }
+        try (Destination reachable = new Destination(receiving)) {
+            MulticastStream m = sending.openMulticast("unreachable", List.of(to("up", reachable),
+                    MulticastDestination.direct("down", 0, StreamRoutes.direct(new java.net.InetSocketAddress("127.0.0.1", closedPort)))),
+                    multicast(Map.of("multicast.max-lag-bytes", 64 << 10, "multicast.hold-timeout-ms", 1_000,
+                            "multicast.buffer-bytes", 64 << 10)));
+            offer(m, 0, 5_000, 200);
+            MulticastDestinationStats down = stats(m, "down");
+            assertEquals(State.DROPPED, down.state(), m.destinations().toString());
+            assertTrue(down.reason().startsWith("slow"), down.reason());
+            assertFalse(down.connected());
+            await("the reachable one has all", 30, () -> reachable.size() == 5_000, () -> "" + reachable.size());
+            reachable.assertExactly(0, 5_000);
+            m.close();
+        }
+    }
+
+    @Test
     void aRecordLongerThanTheRingAllowsIsRefusedNamingTheOption() {
         MulticastStream m = sending.openMulticast("big", List.of(), multicast(Map.of("multicast.buffer-bytes", 64 << 10)));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> m.offer(0, new byte[9_000], 0, 9_000));
