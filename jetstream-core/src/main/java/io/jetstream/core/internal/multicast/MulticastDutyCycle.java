@@ -14,6 +14,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
@@ -48,6 +49,7 @@ final class MulticastDutyCycle {
     private final List<DestinationChannel> live = new ArrayList<>();
     private final List<DestinationChannel> all = new CopyOnWriteArrayList<>();
     private final Queue<Runnable> commands = new ConcurrentLinkedQueue<>();
+    private final List<LeaveRequest> leaving = new ArrayList<>();
     private final Map<DestinationChannel, List<StreamRoutes>> replicaMembers = new IdentityHashMap<>();
     private final ControlledMessageHandler intoLog = this::intoLog;
     private final ExpandableRingBuffer.MessageConsumer releaseOne = this::releaseOne;
@@ -164,15 +166,33 @@ final class MulticastDutyCycle {
         return null;
     }
 
-    /** Whether {@code name} took every record up to the log's tail. */
-    boolean caughtUp(String name) {
-        for (DestinationChannel c : live) {
-            if (c.name.equals(name)) {
-                return c.bytePosition() >= logTail() && ring.size() == 0;
+    /**
+     * Asks for {@code name} to leave once it took every record offered so far (those the hand-over ring holds
+     * included); {@code done} completes with it, detached, or with null if it is not in the stream. Sending thread.
+     */
+    void requestLeave(String name, CompletableFuture<DestinationChannel> done) {
+        ring.controlledRead(intoLog, Integer.MAX_VALUE);
+        leaving.add(new LeaveRequest(name, logTail(), done));
+    }
+
+    private void completeLeaves() {
+        for (int i = leaving.size() - 1; i >= 0; i--) {
+            LeaveRequest r = leaving.get(i);
+            DestinationChannel c = null;
+            for (DestinationChannel d : live) {
+                if (d.name.equals(r.name())) {
+                    c = d;
+                }
+            }
+            if (c == null || c.bytePosition() >= r.upTo()) {
+                leaving.remove(i);
+                r.done().complete(c == null ? null : detach(r.name()));
             }
         }
-        return true;
     }
+
+    /** A destination leaving once it took the log up to {@code upTo}. */
+    private record LeaveRequest(String name, long upTo, CompletableFuture<DestinationChannel> done) {}
 
     /**
      * One pass.
@@ -205,6 +225,9 @@ final class MulticastDutyCycle {
         }
         for (DestinationChannel c : live) {
             c.confirm(now);
+        }
+        if (!leaving.isEmpty()) {
+            completeLeaves();
         }
         work += applyPolicies(now);
         if (planning != null) {

@@ -195,11 +195,21 @@ public final class MulticastSender implements MulticastStream {
 
     @Override
     public boolean leave(String name) throws InterruptedException {
-        long deadline = System.nanoTime() + closeTimeoutNanos;
-        while (!Boolean.TRUE.equals(call(() -> duty.caughtUp(name))) && System.nanoTime() < deadline) {
-            Thread.sleep(1);
+        CompletableFuture<DestinationChannel> left = new CompletableFuture<>();
+        call(() -> {
+            duty.requestLeave(name, left);
+            return null;
+        });
+        DestinationChannel c;
+        try {
+            c = left.get(closeTimeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
+        } catch (java.util.concurrent.TimeoutException e) {
+            c = call(() -> duty.detach(name));
+            LOG.warn("multicast {}: {} did not take what was offered before it left within transport.close-timeout-ms; it left anyway",
+                    streamId, name);
         }
-        DestinationChannel c = call(() -> duty.detach(name));
         if (c == null) {
             return false;
         }
