@@ -72,7 +72,8 @@ public interface MulticastStream extends AutoCloseable {
      * ({@code plan.predicted-latency-ms}, {@code plan.measured-latency-ms}, {@code plan.predicted-outbound-bytes-per-s},
      * {@code plan.measured-outbound-bytes-per-s}, {@code plan.predicted-spend-per-hour}, {@code plan.measured-spend-per-hour},
      * {@code plan.fan-out-bound}, {@code plan.direct-connections}, {@code plan.replicated-sites}, {@code plan.changes});
-     * empty for a multicast whose destinations were given. A snapshot, for gauges.
+     * empty for a multicast whose destinations were given. The measured latency is half a batch's fill time plus half
+     * the destination streams' acknowledgement round trip (a replicated site's: to its node). A snapshot, for gauges.
      */
     Map<String, Double> planGauges();
 

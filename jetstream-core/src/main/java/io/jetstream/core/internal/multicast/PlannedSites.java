@@ -20,7 +20,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -138,10 +137,7 @@ final class PlannedSites {
                 long ack = m.ackLatencyMicros();
                 if (ack > 0) {
                     oneWay = Double.isNaN(oneWay) ? ack / 2e6 : Math.min(oneWay, ack / 2e6);
-                }
-                DoubleSupplier measured = c.stream().controlGauges().get("latency.measured-ms");
-                if (measured != null && Double.isFinite(measured.getAsDouble())) {
-                    latencySum += measured.getAsDouble();
+                    latencySum += ack / 2e3;
                     latencies++;
                 }
             }
@@ -153,7 +149,9 @@ final class PlannedSites {
         }
         measuredOutbound = (sent - lastBytesSent) / seconds;
         measuredSpend = measuredOutbound * 3600 / 1e9 * plan.pricePerGb();
-        measuredLatencyMs = latencies == 0 ? Double.NaN : latencySum / latencies;
+        // as the model counts it: half a batch's fill time, then the transfer (half the acknowledgement's round trip)
+        measuredLatencyMs = latencies == 0 || offered == lastOffered ? Double.NaN
+                : (batchEvents - 1) / (2 * ((offered - lastOffered) / seconds)) * 1e3 + latencySum / latencies;
         double cpuShare = Math.max(0, (cpu - lastCpuNanos) / (double) elapsed);
         lastNanos = nowNanos;
         lastOffered = offered;

@@ -99,11 +99,19 @@ class PlannedMulticastTest {
             offer(m, 150, 1_350, 250);
             await("both sites through their node", 10, () -> m.planGauges().get("plan.replicated-sites") == 2.0,
                     () -> m.planGauges() + " " + m.destinations());
-            offer(m, 1_350, 1_500, 250);
-            await("all delivered", 30, () -> receivers.stream().allMatch(r -> r.last() == 1_499),
+            // while the stream runs, what it measured stands beside what the model predicted
+            java.util.concurrent.CompletableFuture<Void> producing = java.util.concurrent.CompletableFuture.runAsync(
+                    () -> offer(m, 1_350, 1_850, 250));
+            await("measured beside predicted", 10, () -> {
+                Map<String, Double> g = m.planGauges();
+                return g.get("plan.measured-latency-ms") > 0 && g.get("plan.measured-outbound-bytes-per-s") > 0
+                        && g.get("plan.predicted-outbound-bytes-per-s") > 0 && g.get("plan.measured-spend-per-hour") > 0;
+            }, () -> m.planGauges().toString());
+            producing.get(30, TimeUnit.SECONDS);
+            await("all delivered", 30, () -> receivers.stream().allMatch(r -> r.last() == 1_849),
                     () -> receivers.stream().map(Destination::size).toList() + " " + m.destinations());
             for (Destination r : receivers) {
-                r.assertExactly(0, 1_500);
+                r.assertExactly(0, 1_850);
                 assertEquals(0, r.receiver.recordsMissing());
             }
             assertTrue(m.destinations().stream().anyMatch(d -> d.name().equals("b") && d.state() == State.REPLICATED), m.destinations().toString());
