@@ -62,6 +62,8 @@ final class MulticastDutyCycle {
      * fastest reach the bound.
      */
     private final long window;
+    /** The log position reading stops at in this pass: the pace-setting destination's plus {@link #window}. */
+    private long readLimit = Long.MAX_VALUE;
     private long releaseHead;
     final AtomicLong droppedSlow = new AtomicLong();
     final AtomicLong droppedLagged = new AtomicLong();
@@ -104,6 +106,7 @@ final class MulticastDutyCycle {
                 throw new IllegalArgumentException("a destination named " + d.name() + " is already in multicast " + streamId);
             }
         }
+        readLimit = readLimitNow();
         ring.controlledRead(intoLog, Integer.MAX_VALUE); // what the producer offered before the join stays before it
         open(d.name(), d.target(), d.routes(), d.replicated(), d.members(), logTail());
     }
@@ -171,6 +174,7 @@ final class MulticastDutyCycle {
      * included); {@code done} completes with it, detached, or with null if it is not in the stream. Sending thread.
      */
     void requestLeave(String name, CompletableFuture<DestinationChannel> done) {
+        readLimit = readLimitNow();
         ring.controlledRead(intoLog, Integer.MAX_VALUE);
         leaving.add(new LeaveRequest(name, logTail(), done));
     }
@@ -208,6 +212,7 @@ final class MulticastDutyCycle {
         }
         long now = nanoClock.getAsLong();
         readBlocked = false;
+        readLimit = readLimitNow(); // destinations do not move during the read
         work += ring.controlledRead(intoLog, READ_LIMIT);
         for (DestinationChannel c : live) {
             work += c.push(log, logHead, now);
@@ -238,7 +243,7 @@ final class MulticastDutyCycle {
     }
 
     private ControlledMessageHandler.Action intoLog(int type, org.agrona.MutableDirectBuffer buffer, int index, int length) {
-        if (!live.isEmpty() && logTail() - paceSetter() + length > window) {
+        if (logTail() + length > readLimit) {
             readBlocked = true;
             return ControlledMessageHandler.Action.ABORT;
         }
@@ -247,6 +252,10 @@ final class MulticastDutyCycle {
             return ControlledMessageHandler.Action.ABORT;
         }
         return ControlledMessageHandler.Action.CONTINUE;
+    }
+
+    private long readLimitNow() {
+        return live.isEmpty() ? Long.MAX_VALUE : paceSetter() + window;
     }
 
     /**
