@@ -140,12 +140,21 @@ final class ReceiverConnection extends SimpleChannelInboundHandler<ByteBuf> impl
         ctx.pipeline().get(FrameDecoder.class).authenticated();
         ctx.write(receiver.handshake().welcome(ctx.alloc(), admission.watermark(), ringName != null ? ringTargetOf(s) : -1,
                 ringName != null ? ringName : "", h.senderNonce(), nonce));
+        long sequenceBefore = receiver.controlSequenceNow();
         ByteBuf control = receiver.welcomeControl(ctx.alloc());
         if (control != null) {
             ctx.write(control);
         }
         ctx.flush();
         receiver.onReady(ctx.channel());
+        if (control != null && receiver.controlSequenceNow() != sequenceBefore + 1) {
+            // a broadcast may have gone out after the welcome's control was built and before this connection joined the
+            // broadcasts (a landing's new stream, missed by a reader's enumerator): send the current value again
+            ByteBuf again = receiver.welcomeControl(ctx.alloc());
+            if (again != null) {
+                ctx.writeAndFlush(again);
+            }
+        }
         LOG.info("Stream {} route {}/{} accepted from {} (resumes after {}, {} delivery, {}{}{})", s.key(), h.route(), h.routes(),
                 ctx.channel().remoteAddress(), admission.watermark(),
                 h.durable() ? "durable" : h.acknowledged() ? "acknowledged" : "best-effort",

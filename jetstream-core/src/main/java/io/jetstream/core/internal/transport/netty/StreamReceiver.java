@@ -156,6 +156,11 @@ public final class StreamReceiver implements InboundEndpoint {
         ready.add(ch);
     }
 
+    /** The sequence of the last CONTROL frame this receiver built (broadcast or welcome). Any thread. */
+    long controlSequenceNow() {
+        return controlSequence.get();
+    }
+
     /** The CONTROL frame sent right after WELCOME, or null. */
     ByteBuf welcomeControl(ByteBufAllocator alloc) {
         Supplier<byte[]> payload = welcomePayload;
