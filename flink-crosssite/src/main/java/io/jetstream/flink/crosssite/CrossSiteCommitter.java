@@ -1,16 +1,19 @@
 package io.jetstream.flink.crosssite;
 
 import io.jetstream.core.api.LandingCommitter;
+import io.jetstream.core.api.StreamRoutes;
 import io.jetstream.core.api.Transport;
 import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Commits the epochs the writers ended ({@link LandedEpoch}) at the landing, which then releases their
- * records. Commits are idempotent at the landing (committing an epoch again, or an earlier one, changes
+ * Commits the epochs the writers ended ({@link LandedEpoch}) at the landing (at every site's landing, for a
+ * sink to several sites), which then releases their records. Commits are idempotent at the landing (committing an epoch again, or an earlier one, changes
  * nothing), so Flink may retry any of them after a recovery. A commit the landing did not journal in
  * time, or that failed, is retried later (and the commit stream reopened).
  *
@@ -21,52 +24,64 @@ final class CrossSiteCommitter implements Committer<LandedEpoch> {
 
     private final CrossSiteSettings settings;
     private final String name;
+    /** The routes to each landing it commits at, by site (one entry, the landing's address, for one site). */
+    private final Map<String, StreamRoutes> landings;
     private Transport transport;
-    private LandingCommitter committer;
+    private final Map<String, LandingCommitter> committers = new LinkedHashMap<>();
 
     CrossSiteCommitter(CrossSiteSettings settings, int subtask) {
         this.settings = settings;
         this.name = settings.landedStream(subtask);
+        this.landings = settings.toSeveralSites() ? settings.sinkLandings()
+                : Map.of(settings.landingAddress(), settings.sinkRoutes());
     }
 
+    /** Commits each request at every landing; one that a landing did not journal is retried later at all of them. */
     @Override
     public void commit(Collection<CommitRequest<LandedEpoch>> requests) throws InterruptedException {
         for (CommitRequest<LandedEpoch> request : requests) {
             LandedEpoch e = request.getCommittable();
-            try {
-                if (!committer().commit(e.stream(), e.attempt(), e.epoch(), settings.commitTimeoutNanos())) {
-                    LOG.warn("CrossSiteSink to {}: the landing {} did not journal the commit of {} epoch {} within {}; "
-                            + "retrying later (retry {})", settings.where(), settings.landingAddress(), e.stream(), e.epoch(),
-                            settings.key(CrossSiteOptions.COMMIT_TIMEOUT_MS), request.getNumberOfRetries());
+            for (Map.Entry<String, StreamRoutes> landing : landings.entrySet()) {
+                String at = settings.landingAddress(landing.getKey());
+                try {
+                    if (!committer(landing.getKey(), landing.getValue()).commit(e.stream(), e.attempt(), e.epoch(),
+                            settings.commitTimeoutNanos())) {
+                        LOG.warn("CrossSiteSink to {}: the landing {} did not journal the commit of {} epoch {} within {}; "
+                                + "retrying later (retry {})", settings.where(), at, e.stream(), e.epoch(),
+                                settings.key(CrossSiteOptions.COMMIT_TIMEOUT_MS), request.getNumberOfRetries());
+                        request.retryLater();
+                        break;
+                    }
+                } catch (RuntimeException failure) {
+                    LOG.warn("CrossSiteSink to {}: the commit of {} epoch {} at the landing {} failed; retrying later: {}",
+                            settings.where(), e.stream(), e.epoch(), at, failure.toString());
+                    closeQuietly();
                     request.retryLater();
+                    break;
                 }
-            } catch (RuntimeException failure) {
-                LOG.warn("CrossSiteSink to {}: the commit of {} epoch {} failed; retrying later: {}", settings.where(),
-                        e.stream(), e.epoch(), failure.toString());
-                closeQuietly();
-                request.retryLater();
             }
         }
     }
 
-    private LandingCommitter committer() {
-        if (committer == null) {
+    private LandingCommitter committer(String landing, StreamRoutes routes) {
+        if (transport == null) {
             transport = Transport.start(settings.transport(),
                     "crosssite-committer-" + Long.toHexString(ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE)));
-            committer = LandingCommitter.open(transport, settings.sinkRoutes(), name);
         }
-        return committer;
+        return committers.computeIfAbsent(landing, l -> LandingCommitter.open(transport, routes, name));
     }
 
     private void closeQuietly() {
         try {
-            if (committer != null) {
-                committer.close();
+            for (LandingCommitter c : committers.values()) {
+                try {
+                    c.close();
+                } catch (RuntimeException ignored) {
+                    // closing after a failure: the failure was logged
+                }
             }
-        } catch (RuntimeException ignored) {
-            // closing after a failure: the failure was logged
         } finally {
-            committer = null;
+            committers.clear();
             if (transport != null) {
                 transport.close();
                 transport = null;

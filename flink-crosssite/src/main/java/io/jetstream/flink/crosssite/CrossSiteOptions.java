@@ -16,7 +16,17 @@ public final class CrossSiteOptions {
 
     public static final ConfigOption<String> LANDING = ConfigOption.optionalStringOption(
             "crosssite.landing",
-            "The landing at the destination site, `host:port` (`bin/jetstream-landing`, or `Landing.start`). Required.");
+            "The landing at the destination site, `host:port` (`bin/jetstream-landing`, or `Landing.start`). Required, "
+                    + "except for a sink given `crosssite.landings`.");
+
+    public static final ConfigOption<String> LANDINGS = ConfigOption.optionalStringOption(
+            "crosssite.landings",
+            "Sink only, instead of `crosssite.landing`: the landings of several destination sites, `site=host:port` "
+                    + "separated by commas. Each writer sends its stream to all of them through one multicast stream (each "
+                    + "record copied once into its log, a stream per site under one flow control; `jetstream.multicast.*`, "
+                    + "whose `hold-timeout-ms` defaults to 0 here: a site that takes nothing holds the writer until "
+                    + "`crosssite.send-timeout-ms`); a checkpoint completes once every site's landing journaled its records, "
+                    + "and the committer commits each epoch at every landing.");
 
     public static final ConfigOption<String> RELAYS = ConfigOption.optionalStringOption(
             "crosssite.relays",
@@ -56,9 +66,10 @@ public final class CrossSiteOptions {
             "crosssite.",
             "Read by `CrossSiteSink` and `CrossSiteSource` (their builders' `setProperty`, keys `jetstream.crosssite.*`), "
                     + "validated by `build()` and again when their writers and readers open. Their transport reads "
-                    + "`jetstream.transport.*` and `jetstream.batch.*` from the same properties; "
+                    + "`jetstream.transport.*` and `jetstream.batch.*` from the same properties (a sink to several sites also "
+                    + "`jetstream.multicast.*`); "
                     + "`transport.reliability` defaults to `acknowledged` there (best-effort is refused), `transport.io-threads` to 1 "
                     + "and `transport.close-timeout-ms` to 1000.",
-            List.of(LANDING, RELAYS, RELAY_CHOICE, STREAM_NAME, SITE, SEND_TIMEOUT_MS, COMMIT_TIMEOUT_MS,
+            List.of(LANDING, LANDINGS, RELAYS, RELAY_CHOICE, STREAM_NAME, SITE, SEND_TIMEOUT_MS, COMMIT_TIMEOUT_MS,
                     READER_QUEUE_RECORDS));
 }

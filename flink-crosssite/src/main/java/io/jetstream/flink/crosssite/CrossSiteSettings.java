@@ -1,5 +1,7 @@
 package io.jetstream.flink.crosssite;
 
+import io.jetstream.core.api.MulticastOptions;
+import io.jetstream.core.api.MulticastSettings;
 import io.jetstream.core.api.StreamRoutes;
 import io.jetstream.core.api.TransportOptions;
 import io.jetstream.core.api.TransportSettings;
@@ -11,6 +13,7 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -27,9 +30,14 @@ final class CrossSiteSettings {
     private static final String RELIABILITY_KEY = ConfigScope.FLINK_CONNECTOR.keyOf(TransportOptions.RELIABILITY);
     private static final String IO_THREADS_KEY = ConfigScope.FLINK_CONNECTOR.keyOf(TransportOptions.IO_THREADS);
     private static final String CLOSE_TIMEOUT_KEY = ConfigScope.FLINK_CONNECTOR.keyOf(TransportOptions.CLOSE_TIMEOUT_MS);
+    private static final String HOLD_TIMEOUT_KEY = ConfigScope.FLINK_CONNECTOR.keyOf(MulticastOptions.HOLD_TIMEOUT_MS);
+    private static final Pattern SITE_NAME = Pattern.compile("[A-Za-z0-9._:@-]{1,64}");
 
     private final JetStreamConfig config;
     private final String landingText;
+    /** The sites' landings of a sink to several sites, by site, in the order given; empty otherwise. */
+    private final LinkedHashMap<String, String> landingTexts = new LinkedHashMap<>();
+    private final MulticastSettings multicast;
     private final List<String> relayTexts;
     private final StreamRoutes.RelayChoice relayChoice;
     private final String streamName;
@@ -41,11 +49,25 @@ final class CrossSiteSettings {
     private CrossSiteSettings(JetStreamConfig config) {
         this.config = config;
         this.landingText = config.get(CrossSiteOptions.LANDING);
-        if (landingText.isEmpty()) {
+        String landings = config.get(CrossSiteOptions.LANDINGS);
+        if (!landings.isEmpty()) {
+            if (!landingText.isEmpty()) {
+                throw new InvalidConfigurationException(config.keyOf(CrossSiteOptions.LANDINGS), landings,
+                        "set either " + config.keyOf(CrossSiteOptions.LANDING) + " (one site) or this (several), not both");
+            }
+            parseLandings(config.keyOf(CrossSiteOptions.LANDINGS), landings);
+        } else if (landingText.isEmpty()) {
             throw new InvalidConfigurationException(config.keyOf(CrossSiteOptions.LANDING), "",
                     "name the landing at the destination site as host:port (setLanding)");
+        } else {
+            parse(config.keyOf(CrossSiteOptions.LANDING), landingText);
         }
-        parse(config.keyOf(CrossSiteOptions.LANDING), landingText);
+        this.multicast = MulticastSettings.from(config);
+        if (multicast.slowDestination() != MulticastOptions.SlowDestination.HOLD) {
+            throw new InvalidConfigurationException(config.keyOf(MulticastOptions.SLOW_DESTINATION),
+                    multicast.slowDestination().toString(), "a sink to several sites holds a slow site (hold): leaving it "
+                            + "behind would lose that site's records");
+        }
         String relays = config.get(CrossSiteOptions.RELAYS);
         this.relayTexts = relays.isEmpty() ? List.of()
                 : Arrays.stream(relays.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
@@ -59,7 +81,7 @@ final class CrossSiteSettings {
                     "1 to 190 characters of A-Z a-z 0-9 . _ : @ - (setStreamName)");
         }
         String siteName = config.get(CrossSiteOptions.SITE);
-        this.site = siteName.isEmpty() ? landingText : siteName;
+        this.site = !landingTexts.isEmpty() ? String.join(", ", landingTexts.keySet()) : siteName.isEmpty() ? landingText : siteName;
         this.sendTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(config.get(CrossSiteOptions.SEND_TIMEOUT_MS));
         this.commitTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(config.get(CrossSiteOptions.COMMIT_TIMEOUT_MS));
         this.readerQueueRecords = config.get(CrossSiteOptions.READER_QUEUE_RECORDS);
@@ -67,6 +89,26 @@ final class CrossSiteSettings {
             throw new InvalidConfigurationException(RELIABILITY_KEY, "best-effort",
                     "the cross-site sink and source need acknowledged streams (a landing acknowledges what it "
                             + "journaled): leave it unset or set acknowledged");
+        }
+    }
+
+    private void parseLandings(String key, String text) {
+        for (String entry : text.split(",")) {
+            String e = entry.trim();
+            int eq = e.indexOf('=');
+            if (eq <= 0) {
+                throw new InvalidConfigurationException(key, text, "expected site=host:port separated by commas, got '" + e + "'");
+            }
+            String name = e.substring(0, eq).trim();
+            String hostPort = e.substring(eq + 1).trim();
+            if (!SITE_NAME.matcher(name).matches()) {
+                throw new InvalidConfigurationException(key, text, "site name '" + name
+                        + "': 1 to 64 characters of A-Z a-z 0-9 . _ : @ -");
+            }
+            parse(key, hostPort);
+            if (landingTexts.put(name, hostPort) != null) {
+                throw new InvalidConfigurationException(key, text, "site " + name + " is named twice");
+            }
         }
     }
 
@@ -84,7 +126,10 @@ final class CrossSiteSettings {
         // A writer closes after its checkpoint's flush landed everything, or on a failover, when what did not land
         // is sent again from the checkpoint: waiting long for it only slows the restart.
         withDefaults.putIfAbsent(CLOSE_TIMEOUT_KEY, "1000");
-        OptionGroup[] groups = Arrays.copyOf(TransportSettings.GROUPS, TransportSettings.GROUPS.length + 1);
+        // A site that takes nothing holds the writer, which fails the job after crosssite.send-timeout-ms naming it.
+        withDefaults.putIfAbsent(HOLD_TIMEOUT_KEY, "0");
+        OptionGroup[] groups = Arrays.copyOf(TransportSettings.GROUPS, TransportSettings.GROUPS.length + 2);
+        groups[groups.length - 2] = MulticastOptions.GROUP;
         groups[groups.length - 1] = CrossSiteOptions.GROUP;
         return new CrossSiteSettings(JetStreamConfig.load(ConfigScope.FLINK_CONNECTOR, withDefaults, groups));
     }
@@ -117,7 +162,10 @@ final class CrossSiteSettings {
 
     /** The routes to the landing: direct, and one through each relay (sink). */
     StreamRoutes sinkRoutes() {
-        InetSocketAddress landing = landing();
+        return routes(landing());
+    }
+
+    private StreamRoutes routes(InetSocketAddress landing) {
         if (relayTexts.isEmpty()) {
             return StreamRoutes.direct(landing);
         }
@@ -126,6 +174,38 @@ final class CrossSiteSettings {
             relays.add(resolve(config.keyOf(CrossSiteOptions.RELAYS), r));
         }
         return StreamRoutes.via(landing, relays, relayChoice);
+    }
+
+    /**
+     * {@link #validate}, for a source: it reads the landing of its own site.
+     *
+     * @throws InvalidConfigurationException also if {@code crosssite.landings} is set
+     */
+    static CrossSiteSettings validateSource(Map<String, String> properties) {
+        CrossSiteSettings s = validate(properties);
+        if (s.toSeveralSites()) {
+            throw new InvalidConfigurationException(s.key(CrossSiteOptions.LANDINGS), s.config.get(CrossSiteOptions.LANDINGS),
+                    "a source reads the landing of its own site: set " + s.key(CrossSiteOptions.LANDING) + " (setLanding)");
+        }
+        return s;
+    }
+
+    /** Whether the sink sends to the landings of several sites ({@code crosssite.landings}). */
+    boolean toSeveralSites() {
+        return !landingTexts.isEmpty();
+    }
+
+    /** The routes to each site's landing (sink to several sites), by site: direct, and through each relay. */
+    Map<String, StreamRoutes> sinkLandings() {
+        Map<String, StreamRoutes> out = new LinkedHashMap<>();
+        landingTexts.forEach((name, hostPort) -> out.put(name,
+                routes(resolve(config.keyOf(CrossSiteOptions.LANDINGS), hostPort))));
+        return out;
+    }
+
+    /** The multicast's settings of a sink to several sites ({@code jetstream.multicast.*}). */
+    MulticastSettings multicast() {
+        return multicast;
     }
 
     /** The direct route to the landing (source: readers are at the landing's site). */
@@ -137,8 +217,19 @@ final class CrossSiteSettings {
         return resolve(config.keyOf(CrossSiteOptions.LANDING), landingText);
     }
 
+    /** The landing's {@code host:port}, or each site's {@code site=host:port}, for messages. */
     String landingAddress() {
-        return landingText;
+        if (landingTexts.isEmpty()) {
+            return landingText;
+        }
+        StringBuilder b = new StringBuilder();
+        landingTexts.forEach((name, hostPort) -> b.append(b.length() == 0 ? "" : ", ").append(name).append('=').append(hostPort));
+        return b.toString();
+    }
+
+    /** The landing of site {@code name} ({@code host:port}), or the one landing's. */
+    String landingAddress(String name) {
+        return landingTexts.getOrDefault(name, landingText);
     }
 
     String streamName() {
@@ -161,6 +252,9 @@ final class CrossSiteSettings {
 
     /** "site X (landing host:port)", for messages. */
     String where() {
+        if (!landingTexts.isEmpty()) {
+            return "sites " + site + " (landings " + landingAddress() + ")";
+        }
         return site.equals(landingText) ? "site " + site : "site " + site + " (landing " + landingText + ")";
     }
 

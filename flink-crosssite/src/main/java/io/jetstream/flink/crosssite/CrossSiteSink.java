@@ -21,7 +21,9 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 /**
  * A Flink sink (Sink V2) that streams a job's records to a JetStream landing at another site, where a
  * {@link CrossSiteSource} reads them (docs/cross-site.md, "Flink: a job's stream to a job on another
- * site"). Writer subtask {@code i} lands the stream {@code <stream-name>/i}.
+ * site"), or to the landings of several sites at once ({@link Builder#setLandings}: one multicast stream per
+ * writer, docs/cross-site.md, "One stream to several sites"). Writer subtask {@code i} lands the stream
+ * {@code <stream-name>/i}.
  *
  * <ul>
  *   <li>{@link DeliveryGuarantee#AT_LEAST_ONCE}: records are visible at the destination as they land; what a
@@ -112,6 +114,18 @@ public final class CrossSiteSink<IN> implements Sink<IN>, SupportsWriterState<IN
         /** The landing at the destination site, {@code host:port} ({@code jetstream.crosssite.landing}). */
         public Builder<IN> setLanding(String hostPort) {
             return setProperty(CrossSiteKeys.LANDING, hostPort);
+        }
+
+        /**
+         * The landings of several destination sites, {@code host:port} by site name, instead of {@link #setLanding}
+         * ({@code jetstream.crosssite.landings}): every writer sends its stream to all of them through one multicast
+         * stream, and each epoch is committed at every landing.
+         */
+        public Builder<IN> setLandings(Map<String, String> hostPortBySite) {
+            StringBuilder b = new StringBuilder();
+            hostPortBySite.forEach((site, hostPort) -> b.append(b.length() == 0 ? "" : ",").append(site).append('=')
+                    .append(hostPort));
+            return setProperty(CrossSiteKeys.LANDINGS, b.toString());
         }
 
         /** Relays of this site, {@code host:port} each ({@code jetstream.crosssite.relays}). */

@@ -56,18 +56,18 @@ public final class CrossSiteSource<OUT>
     @Override
     public SplitEnumerator<LandedStreamSplit, CrossSiteEnumeratorState> createEnumerator(
             SplitEnumeratorContext<LandedStreamSplit> context) {
-        return new CrossSiteEnumerator(context, CrossSiteSettings.validate(properties), null);
+        return new CrossSiteEnumerator(context, CrossSiteSettings.validateSource(properties), null);
     }
 
     @Override
     public SplitEnumerator<LandedStreamSplit, CrossSiteEnumeratorState> restoreEnumerator(
             SplitEnumeratorContext<LandedStreamSplit> context, CrossSiteEnumeratorState checkpoint) {
-        return new CrossSiteEnumerator(context, CrossSiteSettings.validate(properties), checkpoint);
+        return new CrossSiteEnumerator(context, CrossSiteSettings.validateSource(properties), checkpoint);
     }
 
     @Override
     public SourceReader<OUT, LandedStreamSplit> createReader(SourceReaderContext context) {
-        return new CrossSiteReader<>(CrossSiteSettings.validate(properties), schema, context);
+        return new CrossSiteReader<>(CrossSiteSettings.validateSource(properties), schema, context);
     }
 
     @Override
@@ -135,7 +135,7 @@ public final class CrossSiteSource<OUT>
             if (schema == null) {
                 throw new IllegalArgumentException("CrossSiteSource needs a deserialization schema (setDeserializationSchema)");
             }
-            CrossSiteSettings.validate(properties);
+            CrossSiteSettings.validateSource(properties);
             return new CrossSiteSource<>(new HashMap<>(properties), schema);
         }
     }

@@ -2,6 +2,7 @@ package io.jetstream.flink.crosssite;
 
 import io.jetstream.core.api.LandingGuarantee;
 import io.jetstream.core.api.LandingSender;
+import io.jetstream.core.api.LandingSenderStats;
 import io.jetstream.core.api.OutboundStream;
 import io.jetstream.core.api.Transport;
 import java.io.IOException;
@@ -15,13 +16,14 @@ import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.groups.SinkWriterMetricGroup;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One sink subtask's writer: a transport of its own and a {@link LandingSender} landing
- * {@code <stream-name>/<subtask>}. {@link #write} offers; while the landing pushes back it waits, at
+ * {@code <stream-name>/<subtask>} at one site's landing, or at several sites' through one multicast stream. {@link #write} offers; while the landing pushes back it waits, at
  * most {@code crosssite.send-timeout-ms}, then fails the job naming the site. {@link #flush} waits until
  * everything offered has landed, so a checkpoint covers only landed records; exactly once,
  * {@link #prepareCommit} ends an epoch and returns it to commit.
@@ -66,8 +68,11 @@ final class CrossSiteWriter<IN> implements StatefulSinkWriter<IN, LandedEpoch>, 
         this.lastEpoch = restored == null ? 0 : restored.epoch();
         this.transport = Transport.start(settings.transport(), "crosssite-sink-" + Long.toHexString(attempt));
         try {
-            this.sender = LandingSender.open(transport, settings.sinkRoutes(), stream, guarantee, attempt, restoredAttempt,
-                    lastEpoch);
+            this.sender = settings.toSeveralSites()
+                    ? LandingSender.open(transport, settings.sinkLandings(), stream, guarantee, attempt, restoredAttempt,
+                            lastEpoch, settings.multicast())
+                    : LandingSender.open(transport, settings.sinkRoutes(), stream, guarantee, attempt, restoredAttempt,
+                            lastEpoch);
         } catch (RuntimeException e) {
             transport.close();
             throw new IOException("CrossSiteSink to " + settings.where() + ": landed stream " + stream + " did not open: "
@@ -78,12 +83,53 @@ final class CrossSiteWriter<IN> implements StatefulSinkWriter<IN, LandedEpoch>, 
         SinkWriterMetricGroup metrics = context.metricGroup();
         this.recordsSent = metrics.getNumRecordsSendCounter();
         this.bytesSent = metrics.getNumBytesSendCounter();
-        OutboundStream out = sender.stream();
-        metrics.gauge("bytesNotLanded", out::bufferedBytes);
+        metrics.gauge("bytesNotLanded", () -> sender.landings().stream().mapToLong(LandingSenderStats::bytesNotLanded).max()
+                .orElse(0));
         metrics.gauge("waitingForLanding", () -> waiting ? 1 : 0);
-        metrics.gauge("ackLatencyMicros", () -> out.metrics().ackLatencyMicros());
-        metrics.gauge("routesInUse", () -> out.metrics().routesInUse());
+        metrics.gauge("ackLatencyMicros", () -> sender.landings().stream().mapToLong(LandingSenderStats::ackLatencyMicros)
+                .max().orElse(0));
+        metrics.gauge("routesInUse", () -> sender.landings().stream().mapToInt(LandingSenderStats::routesInUse).min()
+                .orElse(0));
         metrics.gauge("lastEpoch", () -> lastEpoch);
+        if (settings.toSeveralSites()) {
+            for (String site : settings.sinkLandings().keySet()) {
+                MetricGroup g = metrics.addGroup("site", site);
+                g.gauge("bytesNotLanded", () -> landing(site).bytesNotLanded());
+                g.gauge("connected", () -> landing(site).connected() ? 1 : 0);
+                g.gauge("ackLatencyMicros", () -> landing(site).ackLatencyMicros());
+            }
+        }
+    }
+
+    /** Where the landing of {@code site} stands (for its gauges). */
+    private LandingSenderStats landing(String site) {
+        for (LandingSenderStats s : sender.landings()) {
+            if (s.landing().equals(site)) {
+                return s;
+            }
+        }
+        throw new IllegalStateException("no landing of site " + site);
+    }
+
+    /** The landings that have not journaled everything, or are not connected, for messages. */
+    private String landingsBehind() {
+        StringBuilder b = new StringBuilder();
+        for (LandingSenderStats s : sender.landings()) {
+            if (!s.connected() || s.bytesNotLanded() > 0) {
+                b.append(b.length() == 0 ? "" : ", ").append(settings.landingAddress(s.landing()));
+            }
+        }
+        return b.length() == 0 ? settings.landingAddress() : b.toString();
+    }
+
+    /** The first refusal a landing (or relay) gave, naming the landing if there are several; "" if none. */
+    private String refusal() {
+        for (LandingSenderStats s : sender.landings()) {
+            if (!s.lastRefusal().isEmpty()) {
+                return settings.toSeveralSites() ? "site " + s.landing() + ": " + s.lastRefusal() : s.lastRefusal();
+            }
+        }
+        return "";
     }
 
     @Override
@@ -147,7 +193,7 @@ final class CrossSiteWriter<IN> implements StatefulSinkWriter<IN, LandedEpoch>, 
     private void waitOrFail(int result, String what) throws IOException, InterruptedException {
         if (result != OutboundStream.BACK_PRESSURED) {
             throw new IOException("CrossSiteSink to " + settings.where() + ": landed stream " + stream + " refused " + what
-                    + " (" + result + ")" + sender.stream().failure().map(f -> ": " + f).orElse(""));
+                    + " (" + result + ")" + sender.failure().map(f -> ": " + f).orElse(""));
         }
         long now = System.nanoTime();
         if (waitingSince == 0) {
@@ -157,14 +203,14 @@ final class CrossSiteWriter<IN> implements StatefulSinkWriter<IN, LandedEpoch>, 
         }
         long waited = now - waitingSince;
         if (waited >= settings.sendTimeoutNanos()) {
-            String refusal = sender.stream().metrics().lastRefusal();
+            String refusal = refusal();
             if (!refusal.isEmpty()) {
-                throw new IOException("CrossSiteSink to " + settings.where() + ": the landing " + settings.landingAddress()
+                throw new IOException("CrossSiteSink to " + settings.where() + ": the landing " + landingsBehind()
                         + " refuses landed stream " + stream + ": " + refusal + " (for " + TimeUnit.NANOSECONDS.toMillis(waited)
                         + " ms, " + settings.key(CrossSiteOptions.SEND_TIMEOUT_MS) + "); check "
                         + settings.key(io.jetstream.core.api.TransportOptions.AUTH_SECRET_FILE) + " and TLS at both sites");
             }
-            throw new IOException("CrossSiteSink to " + settings.where() + ": the landing " + settings.landingAddress()
+            throw new IOException("CrossSiteSink to " + settings.where() + ": the landing " + landingsBehind()
                     + " took nothing of landed stream " + stream + " for " + TimeUnit.NANOSECONDS.toMillis(waited)
                     + " ms (" + settings.key(CrossSiteOptions.SEND_TIMEOUT_MS) + "): it is down or unreachable, refuses "
                     + "this sender (a wrong " + settings.key(io.jetstream.core.api.TransportOptions.AUTH_SECRET_FILE)
@@ -175,7 +221,8 @@ final class CrossSiteWriter<IN> implements StatefulSinkWriter<IN, LandedEpoch>, 
             lastWaitLog = now;
             LOG.warn("CrossSiteSink to {}: landed stream {} has waited {} s for the landing {} ({} bytes not landed, "
                     + "connected: {}); failing after {} s", settings.where(), stream, TimeUnit.NANOSECONDS.toSeconds(waited),
-                    settings.landingAddress(), sender.stream().bufferedBytes(), sender.stream().isReady(),
+                    landingsBehind(), sender.landings().stream().mapToLong(LandingSenderStats::bytesNotLanded).max().orElse(0),
+                    sender.landings().stream().allMatch(LandingSenderStats::connected),
                     TimeUnit.NANOSECONDS.toSeconds(settings.sendTimeoutNanos()));
         }
         if (Thread.interrupted()) {

@@ -76,4 +76,36 @@ class CrossSiteOptionsTest {
         assertEquals("site 127.0.0.1:7500", s.where());
         assertEquals(DeliveryGuarantee.AT_LEAST_ONCE, sink().build().deliveryGuarantee());
     }
+
+    @Test
+    void aSinkToSeveralSitesNamesEachLandingOnceAndHoldsASlowSite() {
+        CrossSiteSettings s = CrossSiteSettings.validate(java.util.Map.of(
+                "jetstream.crosssite.landings", "site-b=127.0.0.1:7500, site-c=127.0.0.1:7501",
+                "jetstream.crosssite.stream-name", "orders"));
+        assertTrue(s.toSeveralSites());
+        assertEquals(List.of("site-b", "site-c"), List.copyOf(s.sinkLandings().keySet()));
+        assertEquals(7501, s.sinkLandings().get("site-c").receiver().getPort());
+        assertEquals("sites site-b, site-c (landings site-b=127.0.0.1:7500, site-c=127.0.0.1:7501)", s.where());
+        assertEquals(0, s.multicast().holdTimeoutNanos(), "a slow site holds the writer until the send timeout");
+
+        CrossSiteSink.Builder<Long> twoSites = CrossSiteSink.<Long>builder().setStreamName("orders")
+                .setSerializationSchema(new LongSchema()).setLandings(java.util.Map.of("b", "h:1"));
+        InvalidConfigurationException e = assertThrows(InvalidConfigurationException.class,
+                () -> twoSites.setLanding("h:2").build());
+        assertTrue(e.getMessage().contains("jetstream.crosssite.landings") && e.getMessage().contains("not both"),
+                e.getMessage());
+        e = assertThrows(InvalidConfigurationException.class, () -> sink().setLanding("").setProperty(
+                "jetstream.crosssite.landings", "b=h:1,b=h:2").build());
+        assertTrue(e.getMessage().contains("site b is named twice"), e.getMessage());
+        e = assertThrows(InvalidConfigurationException.class, () -> sink().setLanding("").setProperty(
+                "jetstream.crosssite.landings", "h:1").build());
+        assertTrue(e.getMessage().contains("site=host:port"), e.getMessage());
+        e = assertThrows(InvalidConfigurationException.class, () -> sink().setLanding("").setProperty(
+                "jetstream.crosssite.landings", "b=h:1").setProperty("jetstream.multicast.slow-destination", "leave-behind")
+                .build());
+        assertTrue(e.getMessage().contains("jetstream.multicast.slow-destination"), e.getMessage());
+        e = assertThrows(InvalidConfigurationException.class, () -> source().setLanding("").setProperty(
+                "jetstream.crosssite.landings", "b=h:1").build());
+        assertTrue(e.getMessage().contains("a source reads the landing of its own site"), e.getMessage());
+    }
 }

@@ -311,6 +311,36 @@ class CrossSiteSinkSourceITCase {
         }
     }
 
+    /**
+     * One sending job streams to the landings of two sites at once ({@code crosssite.landings}: one multicast stream
+     * per writer) and fails once mid-stream; a receiving job at each site reads its own landing, and each sees every
+     * record exactly once. Each epoch is committed at both landings.
+     */
+    @Test
+    void exactlyOnceToTwoSitesThroughAFailureOfTheSendingJob() throws Exception {
+        String stream = "two-sites";
+        try (Landing siteB = startLanding(0, stream + "-b"); Landing siteC = startLanding(0, stream + "-c")) {
+            Map<String, String> landings = new java.util.LinkedHashMap<>();
+            landings.put("site-b", "127.0.0.1:" + siteB.localAddress().getPort());
+            landings.put("site-c", "127.0.0.1:" + siteC.localAddress().getPort());
+            JobClient sending = startSending(stream, DeliveryGuarantee.EXACTLY_ONCE, stream, 10_000,
+                    CrossSiteSink.<Long>builder().setLandings(landings).setProperties(clientProperties(secret)));
+            JobClient atB = startReceiving(stream, siteB.localAddress().getPort(), stream + "-b", null, null);
+            JobClient atC = startReceiving(stream, siteC.localAddress().getPort(), stream + "-c", null, null);
+            sending.getJobExecutionResult().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertTrue(FailOnce.failed(stream), "the sending job failed once");
+            awaitExactlyOnce(stream + "-b", siteB, atB);
+            awaitExactlyOnce(stream + "-c", siteC, atC);
+            for (Landing l : List.of(siteB, siteC)) {
+                assertEquals(List.of(stream + "/0", stream + "/1"), l.streams().stream().map(LandedStreamStats::name).toList(),
+                        "each site's landing holds the writers' landed streams");
+            }
+            List<Long> notLanded = CapturingReporter.values("send " + stream, "bytesNotLanded");
+            assertEquals(List.of(0L, 0L, 0L, 0L, 0L, 0L), notLanded,
+                    "each writer's bytesNotLanded gauge and its per-site ones (site.<name>.bytesNotLanded), all landed");
+        }
+    }
+
     // ---- the jobs ----
 
     private JobClient startSending(String stream, int landingPort, DeliveryGuarantee guarantee, String failLabel,
@@ -320,6 +350,17 @@ class CrossSiteSinkSourceITCase {
 
     private JobClient startSending(String stream, int landingPort, DeliveryGuarantee guarantee, String failLabel,
             Path secretFile, long sendTimeoutMs, int recordsPerSecond, Map<String, String> more) throws Exception {
+        return startSending(stream, guarantee, failLabel, recordsPerSecond, CrossSiteSink.<Long>builder()
+                .setLanding("127.0.0.1:" + landingPort)
+                .setSiteName("site-b")
+                .setProperties(clientProperties(secretFile))
+                .setProperty("jetstream.crosssite.send-timeout-ms", Long.toString(sendTimeoutMs))
+                .setProperties(more));
+    }
+
+    /** A sending job of {@link #N} records at {@code recordsPerSecond} into {@code sink}, completed here. */
+    private JobClient startSending(String stream, DeliveryGuarantee guarantee, String failLabel, int recordsPerSecond,
+            CrossSiteSink.Builder<Long> sink) throws Exception {
         StreamExecutionEnvironment env = environment(sendingSite, failLabel != null);
         DataGeneratorSource<Long> generator = new DataGeneratorSource<>((GeneratorFunction<Long, Long>) i -> i, N,
                 RateLimiterStrategy.perSecond(recordsPerSecond), Types.LONG);
@@ -327,15 +368,10 @@ class CrossSiteSinkSourceITCase {
         if (failLabel != null) {
             records = records.map(new FailOnce(failLabel, N / 8)).returns(Types.LONG);
         }
-        records.sinkTo(CrossSiteSink.<Long>builder()
-                .setLanding("127.0.0.1:" + landingPort)
-                .setSiteName("site-b")
+        records.sinkTo(sink
                 .setStreamName(stream)
                 .setSerializationSchema(new LongSchema())
                 .setDeliveryGuarantee(guarantee)
-                .setProperties(clientProperties(secretFile))
-                .setProperty("jetstream.crosssite.send-timeout-ms", Long.toString(sendTimeoutMs))
-                .setProperties(more)
                 .build());
         return env.executeAsync("send " + stream);
     }

@@ -1,6 +1,10 @@
 package io.jetstream.core.api;
 
+import io.jetstream.core.internal.landing.LandingMulticastSender;
 import io.jetstream.core.internal.landing.LandingSenderStream;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * One sending application's stream into a landing at another site (a Flink sink subtask's): records
@@ -11,6 +15,10 @@ import io.jetstream.core.internal.landing.LandingSenderStream;
  * <p>An <em>attempt</em> is one run of the sender (a random id chosen when it opens); a sender
  * restored from a snapshot names the attempt and epoch it restored, and the landing discards what
  * the earlier attempts sent after that epoch (it was never committed and is sent again).
+ *
+ * <p>One sender may land the same stream at the landings of several sites ({@link #open(Transport, Map, String,
+ * LandingGuarantee, long, long, long, MulticastSettings)}): its records go through one {@link MulticastStream}, once
+ * into its log and then to every landing, and a record counts as landed once every landing journaled it.
  *
  * <p>Threading contract: {@link #offer}, {@link #mark} and {@link #awaitLanded} are for one thread at
  * a time (the sink's task thread); {@link #offer} allocates nothing. {@link #close} may race them.
@@ -29,6 +37,22 @@ public interface LandingSender extends AutoCloseable {
     static LandingSender open(Transport transport, StreamRoutes routes, String name, LandingGuarantee guarantee,
             long attempt, long restoredAttempt, long restoredEpoch) {
         return LandingSenderStream.open(transport, routes, name, guarantee, attempt, restoredAttempt, restoredEpoch);
+    }
+
+    /**
+     * Opens one multicast stream to the landings of several sites and sends its BEGIN to each: every landing gets
+     * every record, in order, as the landed stream {@code name}. A landing that is full holds the sender (as one
+     * landing does); {@code multicast} says how long a landing that takes nothing is waited for
+     * ({@code multicast.hold-timeout-ms}) before it is dropped, which {@link #awaitLanded} then reports. Only the
+     * {@code hold} slow-destination policy is accepted: leaving a landing behind would lose its records.
+     *
+     * @param landings the routes to each site's landing, by site name (which names it in messages and stats)
+     * @throws IllegalArgumentException without landings, or with {@code multicast.slow-destination} leave-behind
+     */
+    static LandingSender open(Transport transport, Map<String, StreamRoutes> landings, String name,
+            LandingGuarantee guarantee, long attempt, long restoredAttempt, long restoredEpoch, MulticastSettings multicast) {
+        return LandingMulticastSender.open(transport, landings, name, guarantee, attempt, restoredAttempt, restoredEpoch,
+                multicast);
     }
 
     /**
@@ -61,8 +85,11 @@ public interface LandingSender extends AutoCloseable {
     /** The landed stream's name. */
     String name();
 
-    /** The underlying stream (its metrics, its memory, whether it is connected). */
-    OutboundStream stream();
+    /** Each landing it sends to, as it stands (one for a sender opened with one landing's routes). */
+    List<LandingSenderStats> landings();
+
+    /** Why the sender cannot land what it was offered, if it cannot: its stream failed, or a landing was dropped. */
+    Optional<Throwable> failure();
 
     /** Closes the stream: what was not landed within {@code transport.close-timeout-ms} is dropped. */
     @Override

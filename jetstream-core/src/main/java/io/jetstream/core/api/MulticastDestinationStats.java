@@ -13,9 +13,13 @@ package io.jetstream.core.api;
  * @param bytesSent bytes of the batches its stream sealed, frame headers included (what left for it; replays not counted)
  * @param batchesSent batches its stream sealed
  * @param connected whether its stream has a route ready now
+ * @param ackLatencyMicros its stream's recent acknowledgement round trip (see {@link SenderMetrics#ackLatencyMicros})
+ * @param routesInUse routes its stream used recently (see {@link SenderMetrics#routesInUse})
+ * @param lastRefusal why its receiver (or a relay) last refused its stream's connection ("" if never)
  */
 public record MulticastDestinationStats(String name, State state, long offeredPosition, long confirmedPosition,
-        long lagBytes, String reason, long bytesSent, long batchesSent, boolean connected) {
+        long lagBytes, String reason, long bytesSent, long batchesSent, boolean connected, long ackLatencyMicros,
+        int routesInUse, String lastRefusal) {
     /** What the multicast does with a destination. */
     public enum State {
         /** Sends to the receiver itself. */

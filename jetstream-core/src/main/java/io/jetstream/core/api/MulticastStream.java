@@ -25,6 +25,19 @@ public interface MulticastStream extends AutoCloseable {
     int HEADER_BYTES = 16;
 
     /**
+     * Receives the CONTROL frames each destination's receiver broadcasts (a landing's "full", for instance), naming the
+     * destination, on that destination stream's I/O thread. A replicating node's confirmations are the multicast's own
+     * and are not passed on.
+     */
+    @FunctionalInterface
+    interface DestinationControlListener {
+        DestinationControlListener NONE = (destination, tag, buffer, offset, length) -> {};
+
+        /** @param buffer valid only during this call */
+        void onControl(String destination, int tag, DirectBuffer buffer, int offset, int length);
+    }
+
+    /**
      * Adds one record for every destination without blocking.
      *
      * @return {@link OutboundStream#ACCEPTED}, {@link OutboundStream#BACK_PRESSURED} (the hand-over ring is
@@ -60,6 +73,15 @@ public interface MulticastStream extends AutoCloseable {
      * @return whether the destination was in the stream
      */
     boolean leave(String name) throws InterruptedException;
+
+    /**
+     * Stops ({@code held}) or resumes handing records to the destination {@code name}, because its receiver asked to
+     * be held back (a landing whose stream is full, say). The others go on as {@code multicast.slow-destination} says:
+     * with {@code hold}, until the held one trails by {@code multicast.max-lag-bytes}, and a destination held longer
+     * than {@code multicast.hold-timeout-ms} is dropped. Does not block: for any thread, a
+     * {@link DestinationControlListener} included. Takes effect at the stream's next pass; unknown names are ignored.
+     */
+    void hold(String name, boolean held);
 
     /** Each destination's state now, and those dropped (with their reason). For gauges. */
     List<MulticastDestinationStats> destinations();

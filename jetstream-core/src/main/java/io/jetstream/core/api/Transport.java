@@ -50,7 +50,16 @@ public interface Transport extends AutoCloseable {
      * A stream to several destinations ({@link MulticastStream}): one {@link OutboundStream} per destination,
      * named {@code streamId + "/" + destination name}, under one flow control ({@code settings}).
      */
-    MulticastStream openMulticast(String streamId, List<MulticastDestination> destinations, MulticastSettings settings);
+    default MulticastStream openMulticast(String streamId, List<MulticastDestination> destinations, MulticastSettings settings) {
+        return openMulticast(streamId, destinations, settings, MulticastStream.DestinationControlListener.NONE);
+    }
+
+    /**
+     * {@link #openMulticast(String, List, MulticastSettings)}, passing the control frames each destination's receiver
+     * broadcasts to {@code controls}.
+     */
+    MulticastStream openMulticast(String streamId, List<MulticastDestination> destinations, MulticastSettings settings,
+            MulticastStream.DestinationControlListener controls);
 
     /**
      * A multicast stream to the receivers of {@code sites} that decides itself, per site, between direct multicast

@@ -108,10 +108,14 @@ final class LandedStream implements AutoCloseable {
     /**
      * Journals a batch of the sender's stream {@code key} and applies it.
      *
+     * @param recordHeaderBytes bytes before each record the landing does not keep (a multicast's header; 0 for a
+     *     landing sender's own stream)
+     *
      * @throws IllegalStateException for a stream that breaks the protocol (records before BEGIN), which
      *     closes its connection
      */
-    synchronized void onBatch(StreamKey key, long sequence, DeliveredBatch batch, long nowNanos, long nowMillis) {
+    synchronized void onBatch(StreamKey key, long sequence, DeliveredBatch batch, int recordHeaderBytes, long nowNanos,
+            long nowMillis) {
         if (closed) {
             throw new IllegalStateException("landing closing");
         }
@@ -123,7 +127,13 @@ final class LandedStream implements AutoCloseable {
         long[] lastSent = {lastSentMillis};
         long[] dataBytes = {0};
         ops.clear();
-        batch.forEach((target, buffer, offset, length) -> {
+        batch.forEach((target, buffer, at0, length0) -> {
+            if (length0 < recordHeaderBytes) {
+                throw new IllegalStateException("landed stream " + name + ": a record of " + length0 + " bytes on " + key
+                        + ", which carries a " + recordHeaderBytes + "-byte multicast header before each record");
+            }
+            int offset = at0 + recordHeaderBytes;
+            int length = length0 - recordHeaderBytes;
             int at = cursor[0];
             doc.putByte(at, (byte) target);
             doc.putInt(at + 1, length);

@@ -12,11 +12,13 @@ import org.agrona.MutableDirectBuffer;
  * <ul>
  *   <li>{@code land/<name>}: a {@code LandingSender}'s stream: {@link #BEGIN} first, then {@link #DATA}
  *       and {@link #MARK};</li>
+ *   <li>{@code mland/<name>/<site>}: the same records sent to the landings of several sites by one multicast
+ *       stream (its destination stream to site {@code <site>}), each after the multicast's 16-byte header;</li>
  *   <li>{@code commit/<committer>}: {@link #COMMIT}s;</li>
  *   <li>{@code read/<subscriber>}: {@link #SUBSCRIBE}, {@link #UNSUBSCRIBE}, {@link #RELEASE};</li>
  *   <li>{@code push/<name>}, from the landing to a subscriber: {@link #RECORD}, {@link #HEAD}, {@link #REFUSED}.</li>
  * </ul>
- * The landing's CONTROL broadcast {@link #CONTROL_STREAMS} lists its landed streams (and its
+ * The landing's CONTROL broadcast {@link #CONTROL_STREAMS} lists its landed streams, each with whether it is full (and its
  * incarnation: a subscriber that sees it change subscribes again); {@link #CONTROL_FULL} tells a
  * sender whose landed stream is full to hold back. Numbers are little-endian (Agrona's buffers);
  * strings are UTF-8, length-prefixed where another field follows.
@@ -27,6 +29,7 @@ public final class LandingProtocol {
     private LandingProtocol() {}
 
     public static final String LAND = "land/";
+    public static final String LAND_MULTICAST = "mland/";
     public static final String COMMIT_STREAM = "commit/";
     public static final String READ = "read/";
     public static final String PUSH = "push/";
@@ -52,7 +55,7 @@ public final class LandingProtocol {
     /** [reason] */
     public static final int REFUSED = 18;
 
-    /** [incarnation i64][count i32] then per stream [length u16][name] */
+    /** [incarnation i64][count i32] then per stream [full u8][length u16][name] */
     public static final int CONTROL_STREAMS = 0x4c01;
     /** [full u8][stream name] */
     public static final int CONTROL_FULL = 0x4c02;
@@ -63,6 +66,47 @@ public final class LandingProtocol {
     public static final int HEAD_LENGTH = 4 * Long.BYTES;
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._:@/-]{1,200}");
+
+    /** The landed stream a sender's stream {@code streamId} lands in, or null if it is not a sender's stream. */
+    static String landedName(String streamId) {
+        if (streamId.startsWith(LAND)) {
+            return streamId.substring(LAND.length());
+        }
+        if (streamId.startsWith(LAND_MULTICAST)) {
+            int site = streamId.lastIndexOf('/');
+            return site <= LAND_MULTICAST.length() ? "" : streamId.substring(LAND_MULTICAST.length(), site);
+        }
+        return null;
+    }
+
+    /** Bytes before each landing record of a sender's stream {@code streamId}: a multicast's header, or none. */
+    static int recordHeaderBytes(String streamId) {
+        return streamId.startsWith(LAND_MULTICAST) ? io.jetstream.core.api.MulticastStream.HEADER_BYTES : 0;
+    }
+
+    /**
+     * Whether the landing's {@link #CONTROL_STREAMS} broadcast says the landed stream {@code name} is full (false if it
+     * does not list it, or the frame is malformed).
+     */
+    static boolean fullFlag(String name, DirectBuffer buffer, int offset, int length) {
+        if (length < 12) {
+            return false;
+        }
+        int at = offset + 12;
+        int end = offset + length;
+        for (int i = 0, n = buffer.getInt(offset + 8); i < n && at + 3 <= end; i++) {
+            boolean isFull = buffer.getByte(at) == 1;
+            int len = buffer.getShort(at + 1) & 0xffff;
+            if (at + 3 + len > end) {
+                return false;
+            }
+            if (len == name.length() && name.equals(string(buffer, at + 3, len))) {
+                return isFull;
+            }
+            at += 3 + len;
+        }
+        return false;
+    }
 
     /** Whether {@code target} is a record type a landing accepts. */
     public static boolean landingAccepts(int target) {

@@ -2,9 +2,13 @@ package io.jetstream.core.internal.landing;
 
 import io.jetstream.core.api.LandingGuarantee;
 import io.jetstream.core.api.LandingSender;
+import io.jetstream.core.api.LandingSenderStats;
+import io.jetstream.core.api.SenderMetrics;
 import io.jetstream.core.api.OutboundStream;
 import io.jetstream.core.api.StreamRoutes;
 import io.jetstream.core.api.Transport;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.agrona.DirectBuffer;
@@ -23,6 +27,7 @@ public final class LandingSenderStream implements LandingSender {
     private static final long POLL_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
 
     private final String name;
+    private final String landing;
     private final long attempt;
     private final LandingGuarantee guarantee;
     private final OutboundStream stream;
@@ -32,6 +37,7 @@ public final class LandingSenderStream implements LandingSender {
 
     private LandingSenderStream(Transport transport, StreamRoutes routes, String name, LandingGuarantee guarantee, long attempt) {
         this.name = name;
+        this.landing = routes.receiver().toString();
         this.attempt = attempt;
         this.guarantee = guarantee;
         this.stream = transport.openSender(LandingProtocol.LAND + name, routes, this::onControl);
@@ -59,24 +65,9 @@ public final class LandingSenderStream implements LandingSender {
     }
 
     private void onControl(int tag, DirectBuffer buffer, int offset, int length) {
-        if (tag != LandingProtocol.CONTROL_STREAMS || length < 12) {
-            return;
+        if (tag == LandingProtocol.CONTROL_STREAMS) {
+            full = LandingProtocol.fullFlag(name, buffer, offset, length);
         }
-        int at = offset + 12;
-        int end = offset + length;
-        for (int i = 0, n = buffer.getInt(offset + 8); i < n && at + 3 <= end; i++) {
-            boolean isFull = buffer.getByte(at) == 1;
-            int len = buffer.getShort(at + 1) & 0xffff;
-            if (at + 3 + len > end) {
-                return;
-            }
-            if (len == name.length() && name.equals(LandingProtocol.string(buffer, at + 3, len))) {
-                full = isFull;
-                return;
-            }
-            at += 3 + len;
-        }
-        full = false;
     }
 
     @Override
@@ -141,8 +132,15 @@ public final class LandingSenderStream implements LandingSender {
     }
 
     @Override
-    public OutboundStream stream() {
-        return stream;
+    public List<LandingSenderStats> landings() {
+        SenderMetrics m = stream.metrics();
+        return List.of(new LandingSenderStats(landing, stream.isReady(), stream.bufferedBytes(), m.batchesSealed(), m.ackLatencyMicros(),
+                m.routesInUse(), m.lastRefusal(), ""));
+    }
+
+    @Override
+    public Optional<Throwable> failure() {
+        return stream.failure();
     }
 
     @Override

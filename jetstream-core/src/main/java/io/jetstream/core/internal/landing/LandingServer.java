@@ -147,8 +147,8 @@ public final class LandingServer implements Landing {
 
     private void deliver(StreamKey key, long sequence, DeliveredBatch batch) {
         String id = key.streamId();
-        if (id.startsWith(LandingProtocol.LAND)) {
-            String name = id.substring(LandingProtocol.LAND.length());
+        String name = LandingProtocol.landedName(id);
+        if (name != null) {
             if (!LandingProtocol.validName(name)) {
                 throw new IllegalStateException("a landed stream named '" + name + "' from " + key.peerId());
             }
@@ -159,7 +159,7 @@ public final class LandingServer implements Landing {
                 streamsChanged = true;
                 LockSupport.unpark(pusher);
             }
-            s.onBatch(key, sequence, batch, System.nanoTime(), System.currentTimeMillis());
+            s.onBatch(key, sequence, batch, LandingProtocol.recordHeaderBytes(id), System.nanoTime(), System.currentTimeMillis());
             Subscription sub = subscriptions.get(name);
             if (sub != null) {
                 LockSupport.unpark(pusher);
@@ -169,11 +169,11 @@ public final class LandingServer implements Landing {
                 if (target != LandingProtocol.COMMIT || length < 17) {
                     throw new IllegalStateException("record type " + target + " (" + length + " bytes) on commit stream " + key);
                 }
-                String name = LandingProtocol.string(buffer, offset + 16, length - 16);
-                LandedStream s = streams.get(name);
+                String committed = LandingProtocol.string(buffer, offset + 16, length - 16);
+                LandedStream s = streams.get(committed);
                 if (s == null) {
                     LOG.warn("Commit of epoch {} of attempt {} for landed stream {}, which this landing does not hold",
-                            buffer.getLong(offset + 8), Long.toHexString(buffer.getLong(offset)), name);
+                            buffer.getLong(offset + 8), Long.toHexString(buffer.getLong(offset)), committed);
                     return;
                 }
                 s.commit(buffer.getLong(offset), buffer.getLong(offset + 8));
@@ -183,7 +183,7 @@ public final class LandingServer implements Landing {
             batch.forEach((target, buffer, offset, length) -> onRequest(key, target, buffer, offset, length));
             LockSupport.unpark(pusher);
         } else {
-            throw new IllegalStateException("stream " + key + " is not a landing's (land/, commit/ or read/)");
+            throw new IllegalStateException("stream " + key + " is not a landing's (land/, mland/, commit/ or read/)");
         }
     }
 
@@ -239,11 +239,11 @@ public final class LandingServer implements Landing {
     private final class JournalSequences implements SequenceStore {
         @Override
         public long lastDelivered(StreamKey stream) {
-            String id = stream.streamId();
-            if (!id.startsWith(LandingProtocol.LAND)) {
+            String name = LandingProtocol.landedName(stream.streamId());
+            if (name == null) {
                 return 0; // commits and requests are idempotent
             }
-            LandedStream s = streams.get(id.substring(LandingProtocol.LAND.length()));
+            LandedStream s = streams.get(name);
             return s == null ? 0 : s.lastSequence(stream);
         }
 

@@ -3,6 +3,7 @@ package io.jetstream.core.internal.multicast;
 import io.jetstream.core.api.ControlListener;
 import io.jetstream.core.api.MulticastDestinationStats;
 import io.jetstream.core.api.MulticastDestinationStats.State;
+import io.jetstream.core.api.MulticastStream.DestinationControlListener;
 import io.jetstream.core.api.OutboundStream;
 import java.nio.charset.StandardCharsets;
 import org.agrona.DirectBuffer;
@@ -16,7 +17,8 @@ import org.agrona.collections.LongArrayQueue;
  * replicating node that is lost can be replaced from the oldest of them).
  *
  * <p>Threading contract: the multicast's sending thread only, except {@link #onControl} (the stream's I/O
- * thread: it publishes a replicating node's confirmation through a volatile field) and {@link #stats} (any
+ * thread: it publishes a replicating node's confirmation through a volatile field, and passes the receiver's other
+ * control frames to the multicast's listener) and {@link #stats} (any
  * thread: volatile reads).
  */
 final class DestinationChannel implements ControlListener {
@@ -28,6 +30,7 @@ final class DestinationChannel implements ControlListener {
     final boolean replicating;
     private final long epoch;
     private final byte[] streamIdBytes;
+    private final DestinationControlListener controls;
     private OutboundStream stream;
     /** Log byte position of the next record to hand over. */
     private long bytePosition;
@@ -39,6 +42,8 @@ final class DestinationChannel implements ControlListener {
     private long lastProgressNanos;
     private long unreachableSinceNanos;
     private boolean everReady;
+    /** Whether its receiver asked to be held back: nothing is handed to it meanwhile. */
+    private boolean held;
     private int lastOffer;
     private long pushHead;
     private final ExpandableRingBuffer.MessageConsumer pushOne = this::pushOne;
@@ -51,8 +56,9 @@ final class DestinationChannel implements ControlListener {
     private volatile String reason = "";
 
     DestinationChannel(String name, int target, boolean replicating, long epoch, String streamId, long bytePosition,
-            long nowNanos) {
+            long nowNanos, DestinationControlListener controls) {
         this.name = name;
+        this.controls = controls;
         this.target = target;
         this.replicating = replicating;
         this.epoch = epoch;
@@ -93,7 +99,7 @@ final class DestinationChannel implements ControlListener {
      * @return records handed over
      */
     int push(ExpandableRingBuffer log, long logHead, long nowNanos) {
-        if (bytePosition >= logHead + log.size()) {
+        if (held || bytePosition >= logHead + log.size()) {
             return 0;
         }
         long before = bytePosition;
@@ -129,6 +135,11 @@ final class DestinationChannel implements ControlListener {
         offeredPosition = position;
         bytePosition = pushHead + endHeadOffset;
         return true;
+    }
+
+    /** Stops or resumes handing it records (its receiver asked to be held back). */
+    void hold(boolean held) {
+        this.held = held;
     }
 
     /** Calls the stream's end of send if it got records since the last call. */
@@ -203,10 +214,14 @@ final class DestinationChannel implements ControlListener {
         return confirmedPosition;
     }
 
-    /** A replicating node's confirmation (its stream's I/O thread). */
+    /** A replicating node's confirmation, or the receiver's control passed on (its stream's I/O thread). */
     @Override
     public void onControl(int tag, DirectBuffer buffer, int offset, int length) {
-        if (tag != MulticastRecords.CONFIRMED_TAG || length != MulticastRecords.CONFIRMED_FIXED_BYTES + streamIdBytes.length
+        if (tag != MulticastRecords.CONFIRMED_TAG) {
+            controls.onControl(name, tag, buffer, offset, length);
+            return;
+        }
+        if (!replicating || length != MulticastRecords.CONFIRMED_FIXED_BYTES + streamIdBytes.length
                 || buffer.getLong(offset, MulticastRecords.ORDER) != epoch) {
             return;
         }
@@ -222,8 +237,13 @@ final class DestinationChannel implements ControlListener {
     }
 
     MulticastDestinationStats stats() {
+        OutboundStream s = stream;
+        if (s == null) {
+            return new MulticastDestinationStats(name, state, offeredPosition, confirmedPosition, lagBytes, reason, 0, 0, false,
+                    0, 0, "");
+        }
         return new MulticastDestinationStats(name, state, offeredPosition, confirmedPosition, lagBytes, reason,
-                stream == null ? 0 : stream.metrics().bytesSealed(), stream == null ? 0 : stream.metrics().batchesSealed(),
-                stream != null && stream.isReady());
+                s.metrics().bytesSealed(), s.metrics().batchesSealed(), s.isReady(), s.metrics().ackLatencyMicros(),
+                s.metrics().routesInUse(), s.metrics().lastRefusal());
     }
 }

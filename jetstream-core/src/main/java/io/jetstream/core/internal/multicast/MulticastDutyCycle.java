@@ -1,11 +1,11 @@
 package io.jetstream.core.internal.multicast;
 
-import io.jetstream.core.api.ControlListener;
 import io.jetstream.core.api.MulticastDestination;
 import io.jetstream.core.api.MulticastDestinationStats.State;
 import io.jetstream.core.api.MulticastDestinationStats;
 import io.jetstream.core.api.MulticastOptions.SlowDestination;
 import io.jetstream.core.api.MulticastSettings;
+import io.jetstream.core.api.MulticastStream;
 import io.jetstream.core.api.OutboundStream;
 import io.jetstream.core.api.StreamRoutes;
 import io.jetstream.core.api.Transport;
@@ -41,6 +41,7 @@ final class MulticastDutyCycle {
 
     private final Transport transport;
     private final String streamId;
+    private final MulticastStream.DestinationControlListener controls;
     private final long epoch;
     private final MulticastSettings settings;
     private final OneToOneRingBuffer ring;
@@ -74,8 +75,9 @@ final class MulticastDutyCycle {
     private boolean readBlocked;
 
     MulticastDutyCycle(Transport transport, String streamId, long epoch, MulticastSettings settings, OneToOneRingBuffer ring,
-            LongSupplier nanoClock) {
+            LongSupplier nanoClock, MulticastStream.DestinationControlListener controls) {
         this.transport = transport;
+        this.controls = controls;
         this.streamId = streamId;
         this.epoch = epoch;
         this.settings = settings;
@@ -125,6 +127,15 @@ final class MulticastDutyCycle {
         closeInBackground(c.stream());
     }
 
+    /** Holds or resumes the live destination {@code name} (see {@link MulticastStream#hold}). Sending thread. */
+    void hold(String name, boolean held) {
+        for (DestinationChannel c : live) {
+            if (c.name.equals(name)) {
+                c.hold(held);
+            }
+        }
+    }
+
     /** Every destination the stream had, live or not. */
     List<DestinationChannel> allChannels() {
         return all;
@@ -145,8 +156,8 @@ final class MulticastDutyCycle {
             long fromByte) {
         String destinationStreamId = streamId + "/" + name;
         DestinationChannel c = new DestinationChannel(name, target, replicated, epoch, destinationStreamId, fromByte,
-                nanoClock.getAsLong());
-        OutboundStream s = transport.openSender(destinationStreamId, routes, replicated ? c : ControlListener.NONE);
+                nanoClock.getAsLong(), controls);
+        OutboundStream s = transport.openSender(destinationStreamId, routes, c);
         c.attach(s);
         if (replicated) {
             replicaMembers.put(c, members);

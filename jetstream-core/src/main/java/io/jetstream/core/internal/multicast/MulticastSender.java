@@ -5,6 +5,7 @@ import io.jetstream.core.api.MulticastDestinationStats;
 import io.jetstream.core.api.MulticastSettings;
 import io.jetstream.core.api.MulticastSite;
 import io.jetstream.core.api.MulticastStream;
+import io.jetstream.core.api.MulticastStream.DestinationControlListener;
 import io.jetstream.core.api.OutboundStream;
 import io.jetstream.core.api.Transport;
 import java.security.SecureRandom;
@@ -69,7 +70,8 @@ public final class MulticastSender implements MulticastStream {
     private final CompletableFuture<Void> done = new CompletableFuture<>();
 
     private MulticastSender(Transport transport, String streamId, List<MulticastDestination> destinations,
-            MulticastSettings settings, long closeTimeoutNanos, boolean forwarding, long epoch) {
+            MulticastSettings settings, long closeTimeoutNanos, boolean forwarding, long epoch,
+            DestinationControlListener controls) {
         this.streamId = streamId;
         this.forwarding = forwarding;
         this.epoch = epoch;
@@ -79,7 +81,7 @@ public final class MulticastSender implements MulticastStream {
                 settings.bufferBytes() + RingBufferDescriptor.TRAILER_LENGTH, 64));
         this.ring = new OneToOneRingBuffer(ringBuffer);
         this.maxRecordBytes = ring.maxMsgLength();
-        this.duty = new MulticastDutyCycle(transport, streamId, epoch, settings, ring, System::nanoTime);
+        this.duty = new MulticastDutyCycle(transport, streamId, epoch, settings, ring, System::nanoTime, controls);
         for (MulticastDestination d : destinations) {
             duty.add(d);
         }
@@ -87,11 +89,15 @@ public final class MulticastSender implements MulticastStream {
         thread.setDaemon(true);
     }
 
-    /** An origin stream: numbers its records under a new random epoch. */
+    /**
+     * An origin stream: numbers its records under a new random epoch.
+     *
+     * @param controls receives the control frames of the destinations' receivers
+     */
     public static MulticastSender open(Transport transport, String streamId, List<MulticastDestination> destinations,
-            MulticastSettings settings, long closeTimeoutNanos) {
+            MulticastSettings settings, long closeTimeoutNanos, DestinationControlListener controls) {
         MulticastSender s = new MulticastSender(transport, streamId, destinations, settings, closeTimeoutNanos, false,
-                new SecureRandom().nextLong() & Long.MAX_VALUE);
+                new SecureRandom().nextLong() & Long.MAX_VALUE, controls);
         s.thread.start();
         return s;
     }
@@ -103,7 +109,7 @@ public final class MulticastSender implements MulticastStream {
     public static MulticastSender planned(Transport transport, String streamId, List<MulticastSite> sites,
             MulticastSettings settings, long closeTimeoutNanos) {
         MulticastSender s = new MulticastSender(transport, streamId, List.of(), settings, closeTimeoutNanos, false,
-                new SecureRandom().nextLong() & Long.MAX_VALUE);
+                new SecureRandom().nextLong() & Long.MAX_VALUE, DestinationControlListener.NONE);
         PlannedSites planning = new PlannedSites(streamId, sites, settings.plan(), () -> s.offered, () -> s.offeredBytes);
         s.duty.submit(() -> s.duty.startPlanning(planning));
         s.thread.start();
@@ -116,7 +122,8 @@ public final class MulticastSender implements MulticastStream {
      */
     public static MulticastSender forwarding(Transport transport, String streamId, List<MulticastDestination> destinations,
             MulticastSettings settings, long closeTimeoutNanos) {
-        MulticastSender s = new MulticastSender(transport, streamId, destinations, settings, closeTimeoutNanos, true, 0);
+        MulticastSender s = new MulticastSender(transport, streamId, destinations, settings, closeTimeoutNanos, true, 0,
+                DestinationControlListener.NONE);
         s.thread.start();
         return s;
     }
@@ -216,6 +223,15 @@ public final class MulticastSender implements MulticastStream {
         c.stream().close();
         LOG.info("multicast {}: {} left at position {}", streamId, name, c.stats().offeredPosition());
         return true;
+    }
+
+    @Override
+    public void hold(String name, boolean held) {
+        if (stopped) {
+            return;
+        }
+        duty.submit(() -> duty.hold(name, held));
+        LockSupport.unpark(thread);
     }
 
     private <T> T call(java.util.concurrent.Callable<T> command) {

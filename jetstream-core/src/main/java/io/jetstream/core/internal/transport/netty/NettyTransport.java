@@ -172,11 +172,10 @@ public final class NettyTransport implements Transport {
     }
 
     @Override
-    public MulticastStream openMulticast(String streamId,
-            List<MulticastDestination> destinations, MulticastSettings multicast) {
+    public MulticastStream openMulticast(String streamId, List<MulticastDestination> destinations, MulticastSettings multicast,
+            MulticastStream.DestinationControlListener controls) {
         checkOpen();
-        MulticastStream m = MulticastSender.open(
-                this, streamId, destinations, multicast, settings.closeTimeoutNanos());
+        MulticastStream m = MulticastSender.open(this, streamId, destinations, multicast, settings.closeTimeoutNanos(), controls);
         multicasts.add(m);
         return m;
     }
