@@ -116,7 +116,9 @@ final class CrossSiteWriter<IN> implements StatefulSinkWriter<IN, LandedEpoch>, 
         StringBuilder b = new StringBuilder();
         for (LandingSenderStats s : sender.landings()) {
             if (!s.connected() || s.bytesNotLanded() > 0) {
-                b.append(b.length() == 0 ? "" : ", ").append(settings.landingAddress(s.landing()));
+                b.append(b.length() == 0 ? "" : ", ").append(settings.toSeveralSites()
+                        ? "of " + s.landing() + " (" + settings.landingAddress(s.landing()) + ")"
+                        : settings.landingAddress(s.landing()));
             }
         }
         return b.length() == 0 ? settings.landingAddress() : b.toString();

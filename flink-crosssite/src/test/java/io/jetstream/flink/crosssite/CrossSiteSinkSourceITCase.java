@@ -341,6 +341,26 @@ class CrossSiteSinkSourceITCase {
         }
     }
 
+    /** Two sites, one landing down: the writers wait for it, then the job fails naming that site's landing only. */
+    @Test
+    void aSiteWhoseLandingIsDownFailsTheJobNamingItsLanding() throws Exception {
+        String stream = "one-site-down";
+        int down = FreePorts.unused();
+        try (Landing siteB = startLanding(0, stream + "-b")) {
+            Map<String, String> landings = new java.util.LinkedHashMap<>();
+            landings.put("site-b", "127.0.0.1:" + siteB.localAddress().getPort());
+            landings.put("site-c", "127.0.0.1:" + down);
+            JobClient sending = startSending(stream, DeliveryGuarantee.EXACTLY_ONCE, null, 10_000,
+                    CrossSiteSink.<Long>builder().setLandings(landings).setProperties(clientProperties(secret))
+                            .setProperty("jetstream.crosssite.send-timeout-ms", "2000"));
+            ExecutionException e = assertThrows(ExecutionException.class,
+                    () -> sending.getJobExecutionResult().get(WAIT.toSeconds(), TimeUnit.SECONDS));
+            String messages = messages(e);
+            assertTrue(messages.contains("the landing of site-c (127.0.0.1:" + down + ") took nothing")
+                    && messages.contains("jetstream.crosssite.send-timeout-ms"), messages);
+        }
+    }
+
     // ---- the jobs ----
 
     private JobClient startSending(String stream, int landingPort, DeliveryGuarantee guarantee, String failLabel,
