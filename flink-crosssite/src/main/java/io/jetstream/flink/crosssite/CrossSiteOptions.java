@@ -24,9 +24,10 @@ public final class CrossSiteOptions {
             "Sink only, instead of `crosssite.landing`: the landings of several destination sites, `site=host:port` "
                     + "separated by commas. Each writer sends its stream to all of them through one multicast stream (each "
                     + "record copied once into its log, a stream per site under one flow control; `jetstream.multicast.*`, "
-                    + "whose `hold-timeout-ms` defaults to 0 here: a site that takes nothing holds the writer until "
-                    + "`crosssite.send-timeout-ms`); a checkpoint completes once every site's landing journaled its records, "
-                    + "and the committer commits each epoch at every landing.");
+                    + "whose defaults differ here: `hold-timeout-ms` 0, a site that takes nothing holds the writer until "
+                    + "`crosssite.send-timeout-ms`; `max-lag-bytes` 256 KiB and `buffer-bytes` 1 MiB, little queued in front "
+                    + "of the sites' streams, records up to 128 KiB); a checkpoint completes once every site's landing "
+                    + "journaled its records, and the committer commits each epoch at every landing.");
 
     public static final ConfigOption<String> RELAYS = ConfigOption.optionalStringOption(
             "crosssite.relays",

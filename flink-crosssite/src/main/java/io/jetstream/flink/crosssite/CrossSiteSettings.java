@@ -31,6 +31,8 @@ final class CrossSiteSettings {
     private static final String IO_THREADS_KEY = ConfigScope.FLINK_CONNECTOR.keyOf(TransportOptions.IO_THREADS);
     private static final String CLOSE_TIMEOUT_KEY = ConfigScope.FLINK_CONNECTOR.keyOf(TransportOptions.CLOSE_TIMEOUT_MS);
     private static final String HOLD_TIMEOUT_KEY = ConfigScope.FLINK_CONNECTOR.keyOf(MulticastOptions.HOLD_TIMEOUT_MS);
+    private static final String MAX_LAG_KEY = ConfigScope.FLINK_CONNECTOR.keyOf(MulticastOptions.MAX_LAG_BYTES);
+    private static final String BUFFER_KEY = ConfigScope.FLINK_CONNECTOR.keyOf(MulticastOptions.BUFFER_BYTES);
     private static final Pattern SITE_NAME = Pattern.compile("[A-Za-z0-9._:@-]{1,64}");
 
     private final JetStreamConfig config;
@@ -128,6 +130,10 @@ final class CrossSiteSettings {
         withDefaults.putIfAbsent(CLOSE_TIMEOUT_KEY, "1000");
         // A site that takes nothing holds the writer, which fails the job after crosssite.send-timeout-ms naming it.
         withDefaults.putIfAbsent(HOLD_TIMEOUT_KEY, "0");
+        // A writer to several sites queues little in front of its sites' streams (each bounds its own memory to what its
+        // link drains in time): a deep multicast queue would only add latency and lengthen every checkpoint's flush.
+        withDefaults.putIfAbsent(MAX_LAG_KEY, Long.toString(256 << 10));
+        withDefaults.putIfAbsent(BUFFER_KEY, Integer.toString(1 << 20));
         OptionGroup[] groups = Arrays.copyOf(TransportSettings.GROUPS, TransportSettings.GROUPS.length + 2);
         groups[groups.length - 2] = MulticastOptions.GROUP;
         groups[groups.length - 1] = CrossSiteOptions.GROUP;

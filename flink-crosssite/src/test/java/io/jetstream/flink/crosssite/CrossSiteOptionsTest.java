@@ -87,6 +87,8 @@ class CrossSiteOptionsTest {
         assertEquals(7501, s.sinkLandings().get("site-c").receiver().getPort());
         assertEquals("sites site-b, site-c (landings site-b=127.0.0.1:7500, site-c=127.0.0.1:7501)", s.where());
         assertEquals(0, s.multicast().holdTimeoutNanos(), "a slow site holds the writer until the send timeout");
+        assertEquals(256 << 10, s.multicast().maxLagBytes());
+        assertEquals(1 << 20, s.multicast().bufferBytes());
 
         CrossSiteSink.Builder<Long> twoSites = CrossSiteSink.<Long>builder().setStreamName("orders")
                 .setSerializationSchema(new LongSchema()).setLandings(java.util.Map.of("b", "h:1"));

@@ -50,7 +50,11 @@ public interface MulticastStream extends AutoCloseable {
     /** {@link #offer(int, byte[], int, int)} from a buffer. */
     int offer(int target, DirectBuffer src, int offset, int length);
 
-    /** The producer has nothing more to offer for now: the destinations' streams may send what they hold. */
+    /**
+     * The producer has nothing more to offer for now (the end of one send, see {@link OutboundStream#endOfSend}): once
+     * what it offered before is handed over, the destinations' streams may send what they hold at once. Without it they
+     * batch as their {@code batch.*} options say.
+     */
     void endOfSend();
 
     /** Asks every destination's stream to send what it holds now. */

@@ -166,8 +166,12 @@ public final class CrossSiteJobMain {
             StreamExecutionEnvironment env = job.environment(job.parallelism);
             DataGeneratorSource<Event> source = new DataGeneratorSource<>(new EventGenerator(recordBytes), count,
                     rate > 0 ? RateLimiterStrategy.perSecond(rate) : RateLimiterStrategy.noOp(), TypeInformation.of(Event.class));
-            env.fromSource(source, WatermarkStrategy.noWatermarks(), "events").setParallelism(job.parallelism)
-                    .sinkTo(link.sink(guarantee)).name(link.name() + " sink").setParallelism(job.parallelism);
+            var events = env.fromSource(source, WatermarkStrategy.noWatermarks(), "events").setParallelism(job.parallelism);
+            List<org.apache.flink.api.connector.sink2.Sink<Event>> sinks = link.sinks(guarantee);
+            for (int i = 0; i < sinks.size(); i++) {
+                events.sinkTo(sinks.get(i)).name(link.name() + " sink" + (sinks.size() == 1 ? "" : " " + i))
+                        .setParallelism(job.parallelism);
+            }
             long start = System.nanoTime();
             double cpuAtStart = processCpuSeconds();
             JobClient client = env.executeAsync("cross-site send via " + link.name());

@@ -1,6 +1,7 @@
 package io.jetstream.benchmarks.crosssiteflink;
 
 import java.time.Duration;
+import java.util.List;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
 
@@ -21,6 +22,14 @@ public interface CrossSiteLink {
 
     /** The sending job's sink: records given to it travel to the receiving site with {@code guarantee}. */
     Sink<Event> sink(Guarantee guarantee);
+
+    /**
+     * The sinks the sending job ends in, each given every record: {@link #sink} alone by default; a link to several
+     * sites may instead give one sink per site.
+     */
+    default List<Sink<Event>> sinks(Guarantee guarantee) {
+        return List.of(sink(guarantee));
+    }
 
     /** The receiving job's source of what the sending job's sink took, with {@code guarantee}. */
     Source<Event, ?, ?> source(Guarantee guarantee);

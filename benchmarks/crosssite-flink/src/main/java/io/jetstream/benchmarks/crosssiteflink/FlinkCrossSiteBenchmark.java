@@ -176,24 +176,26 @@ public final class FlinkCrossSiteBenchmark implements Callable<Integer> {
         return side.equals("jetstream direct") ? 0 : Integer.parseInt(side.replaceAll("\\D+", ""));
     }
 
-    private static String label(double rate) {
+    static String label(double rate) {
         return rate == 0 ? "max" : TextTable.number(rate, 0);
     }
 
-    private static String spread(List<Figures> fs, ToDoubleFunction<Figures> f, int decimals) {
+    /** The median of {@code f} over {@code fs} with its range, for a table. */
+    static <T> String spread(List<T> fs, ToDoubleFunction<T> f, int decimals) {
         List<Double> values = new ArrayList<>();
         fs.forEach(x -> values.add(f.applyAsDouble(x)));
         return spread(values, decimals);
     }
 
-    private static String spread(List<Double> values, int decimals) {
+    /** The median of {@code values} with its range, for a table. */
+    static String spread(List<Double> values, int decimals) {
         double lo = values.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
         double hi = values.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
         return TextTable.number(Median.of(values), decimals) + (values.size() > 1
                 ? " [" + TextTable.number(lo, decimals) + "–" + TextTable.number(hi, decimals) + "]" : "");
     }
 
-    private static String sum(List<Figures> fs, java.util.function.ToLongFunction<Figures> f) {
+    static <T> String sum(List<T> fs, java.util.function.ToLongFunction<T> f) {
         return Long.toString(fs.stream().mapToLong(f).sum());
     }
 }

@@ -19,7 +19,11 @@ import org.apache.flink.connector.base.DeliveryGuarantee;
  *
  * <p>Options ({@code --link key=value}), validated here; the connector validates its own at build time:
  * <ul>
- *   <li>{@value #LANDING} (required): the landing's address as this job's site reaches it;
+ *   <li>{@value #LANDING} (required, except for a sending job given {@value #LANDINGS}): the landing's address as this
+ *       job's site reaches it;
+ *   <li>{@value #LANDINGS} (sending job): the landings of several sites, {@code site=host:port,...}: one sink to all of
+ *       them ({@code crosssite.landings}, one multicast stream per writer), or with {@value #SINK_PER_SITE}{@code =true}
+ *       one {@link CrossSiteSink} per site (what a job does without it);
  *   <li>{@value #STREAM} (default {@value #DEFAULT_STREAM}): the landed streams' name;
  *   <li>{@value #RELAYS} (sending job, default none): relays of the sending site, {@code host:port,...};
  *   <li>{@value #SITE} (default {@value #DEFAULT_SITE}): the other site's name in messages;
@@ -34,15 +38,20 @@ public final class JetStreamLink implements CrossSiteLink {
     public static final String STREAM = "stream";
     public static final String RELAYS = "relays";
     public static final String SITE = "site";
+    public static final String LANDINGS = "landings";
+    public static final String SINK_PER_SITE = "sink-per-site";
     static final String DEFAULT_STREAM = "events";
     static final String DEFAULT_SITE = "the other site";
-    private static final Set<String> KEYS = Set.of(LANDING, STREAM, RELAYS, SITE);
+    private static final Set<String> KEYS = Set.of(LANDING, STREAM, RELAYS, SITE, LANDINGS, SINK_PER_SITE);
     private static final String PROPERTY_PREFIX = "jetstream.";
 
     private final String landing;
     private final String stream;
     private final List<String> relays;
     private final String site;
+    /** The sites' landings of a sending job to several sites, by site; empty otherwise. */
+    private final Map<String, String> landings = new LinkedHashMap<>();
+    private final boolean sinkPerSite;
     private final Map<String, String> properties = new LinkedHashMap<>();
 
     private JetStreamLink(Map<String, String> o) {
@@ -53,8 +62,18 @@ public final class JetStreamLink implements CrossSiteLink {
             }
         }
         landing = o.get(LANDING);
-        if (landing == null || landing.isBlank()) {
-            throw new IllegalArgumentException("jetstream link option '" + LANDING + "' is required");
+        String several = o.getOrDefault(LANDINGS, "");
+        for (String entry : several.isBlank() ? new String[0] : several.split(",")) {
+            int eq = entry.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("jetstream link option '" + LANDINGS + "': expected site=host:port,..., got '"
+                        + entry + "'");
+            }
+            landings.put(entry.substring(0, eq).trim(), entry.substring(eq + 1).trim());
+        }
+        sinkPerSite = Boolean.parseBoolean(o.getOrDefault(SINK_PER_SITE, "false"));
+        if ((landing == null || landing.isBlank()) == landings.isEmpty()) {
+            throw new IllegalArgumentException("jetstream link: give either '" + LANDING + "' or (sending job) '" + LANDINGS + "'");
         }
         stream = o.getOrDefault(STREAM, DEFAULT_STREAM);
         String r = o.getOrDefault(RELAYS, "");
@@ -66,8 +85,10 @@ public final class JetStreamLink implements CrossSiteLink {
             }
         });
         // Built once here so that a wrong option fails before a job is submitted.
-        sink(Guarantee.AT_LEAST_ONCE);
-        source(Guarantee.AT_LEAST_ONCE);
+        sinks(Guarantee.AT_LEAST_ONCE);
+        if (landings.isEmpty()) {
+            source(Guarantee.AT_LEAST_ONCE);
+        }
     }
 
     /** A link from its options; see the class comment. */
@@ -82,15 +103,30 @@ public final class JetStreamLink implements CrossSiteLink {
 
     @Override
     public Sink<Event> sink(Guarantee guarantee) {
+        if (sinkPerSite) {
+            throw new IllegalStateException("a link with " + SINK_PER_SITE + "=true has a sink per site: see sinks()");
+        }
+        CrossSiteSink.Builder<Event> b = sinkBuilder(guarantee);
+        return (landings.isEmpty() ? b.setLanding(landing).setSiteName(site) : b.setLandings(landings)).build();
+    }
+
+    @Override
+    public List<Sink<Event>> sinks(Guarantee guarantee) {
+        if (!sinkPerSite) {
+            return List.of(sink(guarantee));
+        }
+        List<Sink<Event>> perSite = new java.util.ArrayList<>();
+        landings.forEach((name, hostPort) -> perSite.add(sinkBuilder(guarantee).setLanding(hostPort).setSiteName(name).build()));
+        return perSite;
+    }
+
+    private CrossSiteSink.Builder<Event> sinkBuilder(Guarantee guarantee) {
         return CrossSiteSink.<Event>builder()
-                .setLanding(landing)
                 .setRelays(relays)
                 .setStreamName(stream)
-                .setSiteName(site)
                 .setSerializationSchema(new Event.Schema())
                 .setDeliveryGuarantee(guarantee == Guarantee.EXACTLY_ONCE ? DeliveryGuarantee.EXACTLY_ONCE : DeliveryGuarantee.AT_LEAST_ONCE)
-                .setProperties(properties)
-                .build();
+                .setProperties(properties);
     }
 
     @Override

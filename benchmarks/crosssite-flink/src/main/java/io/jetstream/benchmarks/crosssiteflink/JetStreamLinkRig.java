@@ -103,18 +103,9 @@ public final class JetStreamLinkRig implements AutoCloseable {
             throw new IllegalArgumentException(relayCount + " relays: this layout has " + layout.relayNodes().size());
         }
         int port = layout.relayNodes().isEmpty() ? FreePorts.unused() : LANDING_PORT;
-        Path landingLog = dir.resolve("landing.log");
-        Process landing = layout.landing().start(List.of(JavaProcesses.java(), "-Xms512m", "-Xmx512m", "-XX:+UseG1GC", "-jar",
-                landingJar.toString(),
-                "--set", "jetstream.transport.bind-address=" + (layout.relayNodes().isEmpty() ? "127.0.0.1" : "0.0.0.0"),
-                "--set", "jetstream.transport.auth.secret-file=" + secret,
-                "--set", "jetstream.transport.ring.enabled=false",
-                "--set", "jetstream.transport.window-bytes=" + (64 << 20),
-                "--set", "jetstream.landing.port=" + port,
-                "--set", "jetstream.landing.directory=" + dir.resolve("landing-data"),
-                "--set", "jetstream.landing.retention-ms=0"), landingLog);
+        Process landing = startLanding(layout.landing(), landingJar, secret,
+                layout.relayNodes().isEmpty() ? "127.0.0.1" : "0.0.0.0", port, dir.resolve("landing-data"), dir.resolve("landing.log"));
         try {
-            JavaProcesses.awaitLine(landing, landingLog, "READY", 60);
             List<String> relayAddresses = new ArrayList<>();
             for (int i = 0; i < relayCount; i++) {
                 TestbedNode node = layout.relayNodes().get(i);
@@ -162,6 +153,30 @@ public final class JetStreamLinkRig implements AutoCloseable {
             }
             JavaProcesses.stop(landing);
         }
+    }
+
+    /**
+     * Starts a landing ({@code bin/jetstream-landing}'s jar, a JVM of its own) with {@code secret}, on {@code port} of
+     * {@code bindAddress}, its journals in {@code directory} (released records deleted at once); returns once it is READY.
+     */
+    static Process startLanding(ProcessLauncher launcher, Path landingJar, Path secret, String bindAddress, int port,
+            Path directory, Path log) throws IOException, InterruptedException {
+        Process landing = launcher.start(List.of(JavaProcesses.java(), "-Xms512m", "-Xmx512m", "-XX:+UseG1GC", "-jar",
+                landingJar.toString(),
+                "--set", "jetstream.transport.bind-address=" + bindAddress,
+                "--set", "jetstream.transport.auth.secret-file=" + secret,
+                "--set", "jetstream.transport.ring.enabled=false",
+                "--set", "jetstream.transport.window-bytes=" + (64 << 20),
+                "--set", "jetstream.landing.port=" + port,
+                "--set", "jetstream.landing.directory=" + directory,
+                "--set", "jetstream.landing.retention-ms=0"), log);
+        try {
+            JavaProcesses.awaitLine(landing, log, "READY", 60);
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            JavaProcesses.stop(landing);
+            throw e;
+        }
+        return landing;
     }
 
     @Override

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One measurement: the receiving job ({@code CrossSiteJobMain receive}) started where {@code receiver}
- * says, then, once it runs, the sending job ({@code CrossSiteJobMain send}); each a JVM of its own with
+ * says (or several, one per destination site), then, once it runs, the sending job ({@code CrossSiteJobMain send}); each a JVM of its own with
  * {@link #JVM_FLAGS}. Waits for both to end and returns their reports. Link-agnostic: the caller passes
  * {@code --via}, {@code --link} and the rest in each job's arguments.
  *
@@ -65,35 +65,67 @@ public final class JobPair {
      */
     public static Result run(Placement sender, Placement receiver, List<String> sendArgs, List<String> receiveArgs, Path work, String name,
             long timeoutSeconds, boolean receiverFirst) throws IOException, InterruptedException {
+        return run(sender, List.of(receiver), sendArgs, List.of(receiveArgs), work, name, timeoutSeconds, receiverFirst).get(0);
+    }
+
+    /**
+     * One sending job and several receiving jobs (a stream to several sites): receiver {@code i} runs where
+     * {@code receivers[i]} says with {@code receiveArgs[i]}; returns one result per receiver, each with the sender's report.
+     */
+    public static List<Result> run(Placement sender, List<Placement> receivers, List<String> sendArgs,
+            List<List<String>> receiveArgs, Path work, String name, long timeoutSeconds, boolean receiverFirst)
+            throws IOException, InterruptedException {
+        if (receivers.size() != receiveArgs.size() || receivers.isEmpty()) {
+            throw new IllegalArgumentException(receivers.size() + " receivers, " + receiveArgs.size() + " argument lists");
+        }
         Files.createDirectories(work);
-        Path rxLog = fresh(work.resolve(name + "-receive.log"));
         Path txLog = fresh(work.resolve(name + "-send.log"));
-        Path rxJson = fresh(work.resolve(name + "-receive.json"));
         Path txJson = fresh(work.resolve(name + "-send.json"));
-        List<String> rx = new ArrayList<>(List.of("receive", "--json", rxJson.toString()));
-        rx.addAll(receiveArgs);
-        Process receiving = receiver.launcher().start(JavaProcesses.command(JVM_FLAGS, CrossSiteJobMain.class.getName(), rx), rxLog);
+        List<Path> rxLogs = new ArrayList<>();
+        List<Path> rxJsons = new ArrayList<>();
+        List<Process> receiving = new ArrayList<>();
         Process sending = null;
         try {
+            for (int i = 0; i < receivers.size(); i++) {
+                String suffix = receivers.size() == 1 ? "" : "-" + i;
+                Path rxLog = fresh(work.resolve(name + "-receive" + suffix + ".log"));
+                Path rxJson = fresh(work.resolve(name + "-receive" + suffix + ".json"));
+                rxLogs.add(rxLog);
+                rxJsons.add(rxJson);
+                List<String> rx = new ArrayList<>(List.of("receive", "--json", rxJson.toString()));
+                rx.addAll(receiveArgs.get(i));
+                receiving.add(receivers.get(i).launcher().start(
+                        JavaProcesses.command(JVM_FLAGS, CrossSiteJobMain.class.getName(), rx), rxLog));
+            }
             if (receiverFirst) {
-                JavaProcesses.awaitLine(receiving, rxLog, "SUBMITTED", 180);
+                for (int i = 0; i < receiving.size(); i++) {
+                    JavaProcesses.awaitLine(receiving.get(i), rxLogs.get(i), "SUBMITTED", 180);
+                }
             }
             List<String> tx = new ArrayList<>(List.of("send", "--json", txJson.toString()));
             tx.addAll(sendArgs);
             sending = sender.launcher().start(JavaProcesses.command(JVM_FLAGS, CrossSiteJobMain.class.getName(), tx), txLog);
             JavaProcesses.awaitSuccess(sending, txLog, timeoutSeconds);
-            if (!receiving.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("the receiving job did not end within " + timeoutSeconds + " s of the sender; see " + rxLog
-                        + JavaProcesses.tail(rxLog));
+            JsonNode sent = JSON.readTree(txJson.toFile());
+            List<Result> results = new ArrayList<>();
+            for (int i = 0; i < receiving.size(); i++) {
+                Process r = receiving.get(i);
+                if (!r.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("the receiving job did not end within " + timeoutSeconds + " s of the sender; see "
+                            + rxLogs.get(i) + JavaProcesses.tail(rxLogs.get(i)));
+                }
+                if (!Files.exists(rxJsons.get(i))) {
+                    throw new IllegalStateException("the receiving job exited " + r.exitValue() + " without a report; see "
+                            + rxLogs.get(i) + JavaProcesses.tail(rxLogs.get(i)));
+                }
+                results.add(new Result(sent, JSON.readTree(rxJsons.get(i).toFile()), txLog, rxLogs.get(i)));
             }
-            if (!Files.exists(rxJson)) {
-                throw new IllegalStateException("the receiving job exited " + receiving.exitValue() + " without a report; see " + rxLog
-                        + JavaProcesses.tail(rxLog));
-            }
-            return new Result(JSON.readTree(txJson.toFile()), JSON.readTree(rxJson.toFile()), txLog, rxLog);
+            return results;
         } finally {
             JavaProcesses.stop(sending);
-            JavaProcesses.stop(receiving);
+            for (Process r : receiving) {
+                JavaProcesses.stop(r);
+            }
         }
     }
 

@@ -71,6 +71,7 @@ final class MulticastDutyCycle {
     final AtomicLong droppedFailed = new AtomicLong();
     final AtomicLong failovers = new AtomicLong();
     private long flushesDone;
+    private long endOfSendsDone;
     private volatile PlannedSites planning;
     private boolean readBlocked;
 
@@ -212,10 +213,11 @@ final class MulticastDutyCycle {
     /**
      * One pass.
      *
+     * @param endOfSends the producer's ends of send so far ({@link MulticastStream#endOfSend})
      * @param flushRequests the producer's flush requests so far
      * @return work done (0: idle)
      */
-    int doWork(long flushRequests) {
+    int doWork(long endOfSends, long flushRequests) {
         int work = 0;
         for (Runnable c; (c = commands.poll()) != null; ) {
             c.run();
@@ -228,7 +230,10 @@ final class MulticastDutyCycle {
         for (DestinationChannel c : live) {
             work += c.push(log, logHead, now);
         }
-        if (ring.size() == 0) {
+        if (endOfSends != endOfSendsDone && ring.size() == 0) {
+            // The producer's send ended and everything it offered before is in the log: its destinations' sends end too
+            // (only then: a stream told at every drained ring would send a batch per record at low rates).
+            endOfSendsDone = endOfSends;
             for (DestinationChannel c : live) {
                 c.endOfSend();
             }

@@ -22,6 +22,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBuffer;
@@ -40,6 +41,7 @@ import org.slf4j.LoggerFactory;
 public final class MulticastSender implements MulticastStream {
     private static final Logger LOG = LoggerFactory.getLogger(MulticastSender.class);
     private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long BLOCKED_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
     private static final AtomicLongFieldUpdater<MulticastSender> OFFERED =
             AtomicLongFieldUpdater.newUpdater(MulticastSender.class, "offered");
     private static final AtomicLongFieldUpdater<MulticastSender> REFUSED =
@@ -58,11 +60,15 @@ public final class MulticastSender implements MulticastStream {
     private final UnsafeBuffer wrap = new UnsafeBuffer(0, 0);
     private final MulticastDutyCycle duty;
     private final Thread thread;
+    /** How the sending thread waits while records wait for destinations to take them (its thread only). */
+    private final BackoffIdleStrategy blocked = new BackoffIdleStrategy(64, 16, TimeUnit.MICROSECONDS.toNanos(10),
+            BLOCKED_PARK_NANOS);
     private long position;
     private volatile long offered;
     private volatile long refused;
     private volatile long offeredBytes;
     private volatile long flushRequests;
+    private volatile long endOfSends;
     private volatile boolean idle;
     private volatile boolean closing;
     private volatile boolean stopped;
@@ -177,6 +183,7 @@ public final class MulticastSender implements MulticastStream {
 
     @Override
     public void endOfSend() {
+        endOfSends = endOfSends + 1; // one producer thread
         wake();
     }
 
@@ -305,7 +312,7 @@ public final class MulticastSender implements MulticastStream {
         long closeDeadline = Long.MAX_VALUE;
         try {
             while (true) {
-                int work = duty.doWork(flushRequests);
+                int work = duty.doWork(endOfSends, flushRequests);
                 if (closing) {
                     long now = System.nanoTime();
                     if (closeDeadline == Long.MAX_VALUE) {
@@ -315,14 +322,17 @@ public final class MulticastSender implements MulticastStream {
                         break;
                     }
                 }
-                if (work == 0) {
+                if (work != 0) {
+                    blocked.reset();
+                } else if (ring.size() == 0 && !duty.hasCommands() && !closing) {
+                    // Nothing offered: park until an offer (or a command) wakes it, or for a while (confirmations, plans).
                     idle = true;
-                    if (ring.size() == 0 && !duty.hasCommands() && !closing) {
-                        LockSupport.parkNanos(this, IDLE_PARK_NANOS);
-                    } else {
-                        Thread.onSpinWait();
-                    }
+                    LockSupport.parkNanos(this, IDLE_PARK_NANOS);
                     idle = false;
+                } else {
+                    // Records wait but no destination takes them now: back off (spin, yield, then park up to
+                    // BLOCKED_PARK_NANOS) until acknowledgements make room; offers meanwhile do not wake it.
+                    blocked.idle();
                 }
             }
         } catch (Throwable t) {
