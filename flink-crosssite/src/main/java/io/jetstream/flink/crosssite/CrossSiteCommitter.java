@@ -36,31 +36,51 @@ final class CrossSiteCommitter implements Committer<LandedEpoch> {
                 : Map.of(settings.landingAddress(), settings.sinkRoutes());
     }
 
-    /** Commits each request at every landing; one that a landing did not journal is retried later at all of them. */
+    /**
+     * Commits each request at every landing: sent to all of them, then awaited (one round trip, not one per landing).
+     * One that a landing did not journal in time is retried later at all of them (commits are idempotent).
+     */
     @Override
     public void commit(Collection<CommitRequest<LandedEpoch>> requests) throws InterruptedException {
         for (CommitRequest<LandedEpoch> request : requests) {
             LandedEpoch e = request.getCommittable();
-            for (Map.Entry<String, StreamRoutes> landing : landings.entrySet()) {
-                String at = settings.landingAddress(landing.getKey());
-                try {
-                    if (!committer(landing.getKey(), landing.getValue()).commit(e.stream(), e.attempt(), e.epoch(),
-                            settings.commitTimeoutNanos())) {
-                        LOG.warn("CrossSiteSink to {}: the landing {} did not journal the commit of {} epoch {} within {}; "
-                                + "retrying later (retry {})", settings.where(), at, e.stream(), e.epoch(),
-                                settings.key(CrossSiteOptions.COMMIT_TIMEOUT_MS), request.getNumberOfRetries());
-                        request.retryLater();
+            long deadline = System.nanoTime() + settings.commitTimeoutNanos();
+            String at = "";
+            try {
+                boolean sent = true;
+                for (Map.Entry<String, StreamRoutes> landing : landings.entrySet()) {
+                    at = settings.landingAddress(landing.getKey());
+                    if (!committer(landing.getKey(), landing.getValue()).send(e.stream(), e.attempt(), e.epoch(),
+                            deadline - System.nanoTime())) {
+                        notJournaled(request, at);
+                        sent = false;
                         break;
                     }
-                } catch (RuntimeException failure) {
-                    LOG.warn("CrossSiteSink to {}: the commit of {} epoch {} at the landing {} failed; retrying later: {}",
-                            settings.where(), e.stream(), e.epoch(), at, failure.toString());
-                    closeQuietly();
-                    request.retryLater();
-                    break;
                 }
+                if (sent) {
+                    for (Map.Entry<String, StreamRoutes> landing : landings.entrySet()) {
+                        at = settings.landingAddress(landing.getKey());
+                        if (!committer(landing.getKey(), landing.getValue()).awaitJournaled(deadline - System.nanoTime())) {
+                            notJournaled(request, at);
+                            break;
+                        }
+                    }
+                }
+            } catch (RuntimeException failure) {
+                LOG.warn("CrossSiteSink to {}: the commit of {} epoch {} at the landing {} failed; retrying later: {}",
+                        settings.where(), e.stream(), e.epoch(), at, failure.toString());
+                closeQuietly();
+                request.retryLater();
             }
         }
+    }
+
+    private void notJournaled(CommitRequest<LandedEpoch> request, String landing) {
+        LandedEpoch e = request.getCommittable();
+        LOG.warn("CrossSiteSink to {}: the landing {} did not journal the commit of {} epoch {} within {}; retrying later "
+                + "(retry {})", settings.where(), landing, e.stream(), e.epoch(), settings.key(CrossSiteOptions.COMMIT_TIMEOUT_MS),
+                request.getNumberOfRetries());
+        request.retryLater();
     }
 
     private LandingCommitter committer(String landing, StreamRoutes routes) {

@@ -23,7 +23,27 @@ public interface LandingCommitter extends AutoCloseable {
      * @return false if that did not happen within {@code timeoutNanos} (retry later)
      * @throws IllegalStateException if the commit stream failed (naming why)
      */
-    boolean commit(String stream, long attempt, long epoch, long timeoutNanos) throws InterruptedException;
+    default boolean commit(String stream, long attempt, long epoch, long timeoutNanos) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        return send(stream, attempt, epoch, timeoutNanos) && awaitJournaled(deadline - System.nanoTime());
+    }
+
+    /**
+     * Sends the commit of {@code epoch} of {@code attempt} of landed stream {@code stream} without waiting for the
+     * landing to journal it ({@link #awaitJournaled}): commits at several landings then take one round trip.
+     *
+     * @return false if the commit stream pushed back for {@code timeoutNanos}
+     * @throws IllegalStateException if the commit stream failed (naming why)
+     */
+    boolean send(String stream, long attempt, long epoch, long timeoutNanos) throws InterruptedException;
+
+    /**
+     * Waits until the landing has journaled every commit sent.
+     *
+     * @return false if that did not happen within {@code timeoutNanos} (retry later)
+     * @throws IllegalStateException if the commit stream failed (naming why)
+     */
+    boolean awaitJournaled(long timeoutNanos) throws InterruptedException;
 
     /** Whether the commit stream is connected to the landing now. */
     boolean isConnected();

@@ -32,7 +32,7 @@ public final class LandingCommitStream implements LandingCommitter {
     }
 
     @Override
-    public boolean commit(String landed, long attempt, long epoch, long timeoutNanos) throws InterruptedException {
+    public boolean send(String landed, long attempt, long epoch, long timeoutNanos) throws InterruptedException {
         LandingProtocol.checkName("landed stream name", landed);
         scratch.putLong(0, attempt);
         scratch.putLong(8, epoch);
@@ -47,8 +47,18 @@ public final class LandingCommitStream implements LandingCommitter {
             if (System.nanoTime() - deadline >= 0) {
                 return false;
             }
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
             LockSupport.parkNanos(POLL_NANOS);
         }
+        stream.flush();
+        return true;
+    }
+
+    @Override
+    public boolean awaitJournaled(long timeoutNanos) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutNanos;
         stream.flush();
         while (stream.bufferedBytes() > 0 || stream.batchesInFlight() > 0) {
             if (stream.failure().isPresent()) {
