@@ -17,7 +17,8 @@ import org.agrona.DirectBuffer;
  *
  * <p>Threading contract: {@link #offer}, {@link #endOfSend} and {@link #flush} are for one producer
  * thread at a time; {@link #offer} takes no lock and allocates nothing: it copies the record into a
- * single-producer ring the multicast's own sending thread drains into the destinations' streams.
+ * single-producer ring the multicast's own sending thread drains into the destinations' streams. That thread,
+ * when idle, takes new records within a millisecond, or at once after {@link #endOfSend} or {@link #flush}.
  * {@link #join}, {@link #leave}, {@link #destinations} and {@link #close} are for any thread.
  */
 public interface MulticastStream extends AutoCloseable {

@@ -57,6 +57,8 @@ public final class MulticastSender implements MulticastStream {
     private final OneToOneRingBuffer ring;
     private final AtomicBuffer ringBuffer;
     private final int maxRecordBytes;
+    /** Bytes in the hand-over ring at which an offer wakes a parked sending thread. */
+    private final int wakeBytes;
     private final UnsafeBuffer wrap = new UnsafeBuffer(0, 0);
     private final MulticastDutyCycle duty;
     private final Thread thread;
@@ -87,6 +89,7 @@ public final class MulticastSender implements MulticastStream {
                 settings.bufferBytes() + RingBufferDescriptor.TRAILER_LENGTH, 64));
         this.ring = new OneToOneRingBuffer(ringBuffer);
         this.maxRecordBytes = ring.maxMsgLength();
+        this.wakeBytes = ring.capacity() / 8;
         this.duty = new MulticastDutyCycle(transport, streamId, epoch, settings, ring, System::nanoTime, controls);
         for (MulticastDestination d : destinations) {
             duty.add(d);
@@ -171,7 +174,11 @@ public final class MulticastSender implements MulticastStream {
         ring.commit(index);
         OFFERED.lazySet(this, offered + 1);
         OFFERED_BYTES.lazySet(this, offeredBytes + length);
-        wake();
+        // A parked sending thread takes what was offered within IDLE_PARK_NANOS, or at once on endOfSend or flush;
+        // waking it for every record would cost a wake-up per record at low rates.
+        if (idle && ring.size() >= wakeBytes) {
+            LockSupport.unpark(thread);
+        }
         return OutboundStream.ACCEPTED;
     }
 
