@@ -98,7 +98,8 @@ public interface MulticastStream extends AutoCloseable {
      * A planned multicast's decisions and the model's predictions beside what it measured, by name
      * ({@code plan.predicted-latency-ms}, {@code plan.measured-latency-ms}, {@code plan.predicted-outbound-bytes-per-s},
      * {@code plan.measured-outbound-bytes-per-s}, {@code plan.predicted-spend-per-hour}, {@code plan.measured-spend-per-hour},
-     * {@code plan.fan-out-bound}, {@code plan.direct-connections}, {@code plan.replicated-sites}, {@code plan.changes});
+     * {@code plan.fan-out-bound}, {@code plan.direct-connections}, {@code plan.predicted-routes}, {@code plan.routes-in-use},
+     * {@code plan.replicated-sites}, {@code plan.changes});
      * empty for a multicast whose destinations were given. The measured latency is half a batch's fill time plus half
      * the destination streams' acknowledgement round trip (a replicated site's: to its node). A snapshot, for gauges.
      */

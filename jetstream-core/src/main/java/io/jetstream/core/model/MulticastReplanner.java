@@ -13,7 +13,9 @@ import java.util.List;
  * direct connections within Atmosphere's {@code K_p} ({@link FanOutBound}, fed the same measurements).
  *
  * <p>Every {@code intervalNanos} of the injected clock it plans anew ({@link MulticastPlanner#plan}) from the
- * inputs measured then. The plan in force is replaced when the new one differs and either the plan in force,
+ * inputs measured then, strategies and routes. The route count follows the new plan whenever its strategies are those
+ * in force (a destination's stream counts its routes itself, with its oracle, by the same rule: fewest within 1 % of
+ * the best latency). The plan in force is replaced when the new one differs and either the plan in force,
  * evaluated on the same inputs, no longer keeps the goal (its latency bound, spend limit or {@code K_p}) while the
  * new one does, or the new one is better by more than {@code hysteresis} (cheaper under a latency bound, faster
  * otherwise): measurements that wobble do not flip a plan back and forth. A site whose replicating node was lost
@@ -30,6 +32,7 @@ public final class MulticastReplanner {
     private int replicable;
     private Plan current;
     private int currentMask = -1;
+    private int currentRoutes = 1;
     private long lastPlanNanos;
     private boolean planned;
     private long changes;
@@ -64,6 +67,7 @@ public final class MulticastReplanner {
     public Plan start(long nowNanos, Inputs prior) {
         current = MulticastPlanner.plan(sites, prior, withBound(), replicable);
         currentMask = maskOf(current);
+        currentRoutes = current.routes();
         lastPlanNanos = nowNanos;
         planned = true;
         return current;
@@ -85,16 +89,21 @@ public final class MulticastReplanner {
         lastPlanNanos = nowNanos;
         Goal g = withBound();
         Plan candidate = MulticastPlanner.plan(sites, in, g, replicable);
-        Plan inForce = MulticastPlanner.evaluate(sites, currentMask & replicable, 1, in, g);
+        Plan inForce = MulticastPlanner.evaluate(sites, currentMask & replicable, Math.min(currentRoutes, in.maxRoutes()), in, g);
         int candidateMask = maskOf(candidate);
         boolean forced = (currentMask & ~replicable) != 0;
         current = inForce;
         if (candidateMask == (currentMask & replicable) && !forced) {
+            // The same strategies: the route count follows the model at once (each stream's oracle counts its own routes
+            // by the same rule; nothing is reopened).
+            current = candidate;
+            currentRoutes = candidate.routes();
             return null;
         }
         if (forced || (!keeps(inForce) && keeps(candidate)) || better(candidate, inForce, g)) {
             current = candidate;
             currentMask = candidateMask;
+            currentRoutes = candidate.routes();
             changes++;
             return candidate;
         }

@@ -103,4 +103,36 @@ class MulticastReplannerTest {
         assertTrue(p.withinBudget(), p.toString());
         assertEquals(5, p.directConnections(), "one site direct (4 copies) and one through its node: the fastest within 5.5 copies");
     }
+
+    /**
+     * One destination reached over up to three routes (the direct one and two relays of the sender's site, each its own
+     * 50 Mbit/s link): the plan's route count follows the rate, the fewest whose links carry it, without a strategy
+     * switch. Small batches (5 events of 250 B): spreading a batch over more routes gains well under 1 % of its
+     * latency, so only the bytes call for routes.
+     */
+    @Test
+    void theRouteCountFollowsTheRateWithinTheRoutesOffered() {
+        List<Site> one = List.of(new Site("b", 1));
+        MulticastReplanner r = new MulticastReplanner(one, Goal.fastest(0.09, FanOutBound.UNBOUNDED),
+                new FanOutBound(QUOTA, 0.5, 4 * INTERVAL), INTERVAL, 0.1);
+        long[] now = {0};
+        java.util.function.DoubleFunction<Inputs> threeRoutes = rate -> new Inputs(rate, EVENT_BYTES, 5, 21,
+                new ThroughputCurve(0.025, QUOTA), 3, new ThroughputCurve(0.010, 1.25e9), 0.9);
+        assertEquals(1, r.start(now[0], threeRoutes.apply(5_000)).routes(), "1.3 MB/s: one route carries it");
+        double[] rates = {30_000, 50_000, 5_000};
+        int[] routesAt = new int[rates.length];
+        for (int step = 0; step < rates.length; step++) {
+            double rate = rates[step];
+            for (long end = now[0] + 10 * SECOND; now[0] < end; now[0] += INTERVAL / 2) {
+                r.onMeasurement(now[0], new Measurement(rate, EVENT_BYTES, 5, 0.025, 0.01, 1), threeRoutes.apply(rate));
+            }
+            routesAt[step] = r.current().routes();
+            assertTrue(Double.isFinite(r.current().maxLatencySeconds()), rate + " records/s: " + r.current());
+        }
+        assertEquals(2, routesAt[0], "7.6 MB/s needs two routes of 5.6 MB/s (90 % of 6.25)");
+        assertEquals(3, routesAt[1], "12.7 MB/s needs three");
+        assertEquals(1, routesAt[2], "1.3 MB/s: back to one, no idle routes");
+        assertEquals(0, r.changes(), "the route count changes without a strategy switch");
+        assertEquals(Strategy.DIRECT, r.current().strategyOf("b"));
+    }
 }

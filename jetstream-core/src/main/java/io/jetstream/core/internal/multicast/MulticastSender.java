@@ -114,12 +114,15 @@ public final class MulticastSender implements MulticastStream {
     /**
      * A planned stream: it decides itself, per site, between direct multicast and the site's replicating node
      * ({@link PlannedSites}).
+     *
+     * @param maxRoutesPerStream the transport's {@code batch.max-routes}: most routes a destination's stream uses
      */
     public static MulticastSender planned(Transport transport, String streamId, List<MulticastSite> sites,
-            MulticastSettings settings, long closeTimeoutNanos) {
+            MulticastSettings settings, long closeTimeoutNanos, int maxRoutesPerStream) {
         MulticastSender s = new MulticastSender(transport, streamId, List.of(), settings, closeTimeoutNanos, false,
                 new SecureRandom().nextLong() & Long.MAX_VALUE, DestinationControlListener.NONE);
-        PlannedSites planning = new PlannedSites(streamId, sites, settings.plan(), () -> s.offered, () -> s.offeredBytes);
+        PlannedSites planning = new PlannedSites(streamId, sites, settings.plan(), maxRoutesPerStream, () -> s.offered,
+                () -> s.offeredBytes);
         s.duty.submit(() -> s.duty.startPlanning(planning));
         s.thread.start();
         return s;

@@ -55,6 +55,8 @@ final class PlannedSites {
     private final List<List<DestinationChannel>> channels = new ArrayList<>();
     private final boolean[] replicated;
     private final long measureEveryNanos;
+    /** Routes the model may plan: the fewest any destination's routes offer, within {@code batch.max-routes}. */
+    private final int maxRoutes;
     private long sendingThreadId = -1;
     private long lastNanos;
     private long lastOffered;
@@ -75,9 +77,24 @@ final class PlannedSites {
     private volatile double directConnections;
     private volatile double replicatedSites;
     private volatile double changes;
+    private volatile double predictedRoutes = Double.NaN;
+    private volatile double routesInUse = Double.NaN;
 
-    PlannedSites(String streamId, List<MulticastSite> sites, PlanSettings plan, LongSupplier offeredRecords, LongSupplier offeredBytes) {
+    /**
+     * @param maxRoutesPerStream the transport's {@code batch.max-routes}: the model may plan up to this many routes where
+     *     every destination's routes offer them (each destination's stream counts its own routes with its oracle)
+     */
+    PlannedSites(String streamId, List<MulticastSite> sites, PlanSettings plan, int maxRoutesPerStream,
+            LongSupplier offeredRecords, LongSupplier offeredBytes) {
         this.streamId = streamId;
+        int routes = maxRoutesPerStream;
+        for (MulticastSite s : sites) {
+            routes = Math.min(routes, s.replicator().routeCount());
+            for (StreamRoutes r : s.receivers()) {
+                routes = Math.min(routes, r.routeCount());
+            }
+        }
+        this.maxRoutes = Math.max(1, routes);
         this.sites = List.copyOf(sites);
         this.plan = plan;
         this.offeredRecords = offeredRecords;
@@ -124,6 +141,7 @@ final class PlannedSites {
         long sealed = 0;
         long batches = 0;
         int direct = 0;
+        long routesInUseSum = 0;
         double oneWay = Double.NaN;
         double latencySum = 0;
         int latencies = 0;
@@ -134,6 +152,7 @@ final class PlannedSites {
             batches += m.batchesSealed();
             if (c.state() == State.DIRECT || c.state() == State.REPLICATED) {
                 direct++;
+                routesInUseSum += m.routesInUse();
                 long ack = m.ackLatencyMicros();
                 if (ack > 0) {
                     oneWay = Double.isNaN(oneWay) ? ack / 2e6 : Math.min(oneWay, ack / 2e6);
@@ -153,6 +172,7 @@ final class PlannedSites {
         measuredLatencyMs = latencies == 0 || offered == lastOffered ? Double.NaN
                 : (batchEvents - 1) / (2 * ((offered - lastOffered) / seconds)) * 1e3 + latencySum / latencies;
         double cpuShare = Math.max(0, (cpu - lastCpuNanos) / (double) elapsed);
+        routesInUse = direct == 0 ? Double.NaN : (double) routesInUseSum / direct;
         lastNanos = nowNanos;
         lastOffered = offered;
         lastOfferedBytes = bytes;
@@ -176,7 +196,7 @@ final class PlannedSites {
 
     private Inputs inputs(double rate, double eventBytes, double events, double oneWaySeconds) {
         return new Inputs(rate, eventBytes, (int) Math.max(1, Math.round(events)), BATCH_OVERHEAD,
-                new ThroughputCurve(oneWaySeconds, plan.outboundQuotaBytesPerSecond()), 1,
+                new ThroughputCurve(oneWaySeconds, plan.outboundQuotaBytesPerSecond()), maxRoutes,
                 new ThroughputCurve(plan.intraSiteLatencySeconds(), plan.intraSiteBytesPerSecond()), MAX_UTILISATION);
     }
 
@@ -230,6 +250,7 @@ final class PlannedSites {
         predictedSpend = p.spendPerHour();
         fanOutBound = replanner.fanOutBound();
         directConnections = p.directConnections();
+        predictedRoutes = p.routes();
         int r = 0;
         for (boolean b : replicated) {
             r += b ? 1 : 0;
@@ -267,6 +288,8 @@ final class PlannedSites {
         g.put("plan.measured-spend-per-hour", measuredSpend);
         g.put("plan.fan-out-bound", fanOutBound);
         g.put("plan.direct-connections", directConnections);
+        g.put("plan.predicted-routes", predictedRoutes);
+        g.put("plan.routes-in-use", routesInUse);
         g.put("plan.replicated-sites", replicatedSites);
         g.put("plan.changes", changes);
         return g;

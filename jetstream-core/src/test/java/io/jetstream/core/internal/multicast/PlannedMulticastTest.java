@@ -105,8 +105,10 @@ class PlannedMulticastTest {
             await("measured beside predicted", 10, () -> {
                 Map<String, Double> g = m.planGauges();
                 return g.get("plan.measured-latency-ms") > 0 && g.get("plan.measured-outbound-bytes-per-s") > 0
-                        && g.get("plan.predicted-outbound-bytes-per-s") > 0 && g.get("plan.measured-spend-per-hour") > 0;
+                        && g.get("plan.predicted-outbound-bytes-per-s") > 0 && g.get("plan.measured-spend-per-hour") > 0
+                        && g.get("plan.routes-in-use") >= 1;
             }, () -> m.planGauges().toString());
+            assertEquals(1.0, m.planGauges().get("plan.predicted-routes"), "no relays offered: one route " + m.planGauges());
             producing.get(30, TimeUnit.SECONDS);
             await("all delivered", 30, () -> receivers.stream().allMatch(r -> r.last() == 1_849),
                     () -> receivers.stream().map(Destination::size).toList() + " " + m.destinations());

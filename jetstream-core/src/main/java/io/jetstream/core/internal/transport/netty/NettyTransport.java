@@ -183,7 +183,8 @@ public final class NettyTransport implements Transport {
     @Override
     public MulticastStream openPlannedMulticast(String streamId, List<MulticastSite> sites, MulticastSettings multicast) {
         checkOpen();
-        MulticastStream m = MulticastSender.planned(this, streamId, sites, multicast, settings.closeTimeoutNanos());
+        MulticastStream m = MulticastSender.planned(this, streamId, sites, multicast, settings.closeTimeoutNanos(),
+                settings.batch().maxRoutes());
         multicasts.add(m);
         return m;
     }
