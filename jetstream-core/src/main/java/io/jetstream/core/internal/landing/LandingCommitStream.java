@@ -58,22 +58,15 @@ public final class LandingCommitStream implements LandingCommitter {
 
     @Override
     public boolean awaitJournaled(long timeoutNanos) throws InterruptedException {
-        long deadline = System.nanoTime() + timeoutNanos;
-        stream.flush();
-        while (stream.bufferedBytes() > 0 || stream.batchesInFlight() > 0) {
-            if (stream.failure().isPresent()) {
-                throw new IllegalStateException("commit stream " + name + " failed: " + stream.failure().get(), stream.failure().get());
-            }
-            if (System.nanoTime() - deadline >= 0) {
-                return false;
-            }
-            if (Thread.interrupted()) {
-                throw new InterruptedException();
-            }
-            LockSupport.parkNanos(POLL_NANOS);
-            stream.flush();
+        return LandingAwait.until(this::journaled, stream::flush, timeoutNanos);
+    }
+
+    /** @throws IllegalStateException if the commit stream failed */
+    private boolean journaled() {
+        if (stream.failure().isPresent()) {
+            throw new IllegalStateException("commit stream " + name + " failed: " + stream.failure().get(), stream.failure().get());
         }
-        return true;
+        return stream.bufferedBytes() == 0 && stream.batchesInFlight() == 0;
     }
 
     @Override

@@ -15,8 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.collections.Object2IntHashMap;
@@ -33,8 +31,6 @@ import org.agrona.collections.Object2IntHashMap;
  * threads and only writes {@link #full}.
  */
 public final class LandingMulticastSender implements LandingSender {
-    private static final long POLL_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
-
     private final String name;
     private final long attempt;
     private final LandingGuarantee guarantee;
@@ -91,11 +87,8 @@ public final class LandingMulticastSender implements LandingSender {
         }
         LandingMulticastSender s = new LandingMulticastSender(transport, landings, name, guarantee, attempt, settings);
         s.lastEpoch = restoredEpoch;
-        s.scratch.putByte(0, (byte) (guarantee == LandingGuarantee.EXACTLY_ONCE ? 1 : 0));
-        s.scratch.putLong(1, attempt);
-        s.scratch.putLong(9, restoredAttempt);
-        s.scratch.putLong(17, restoredEpoch);
-        int r = s.offerRecord(LandingProtocol.BEGIN, LandingProtocol.BEGIN_LENGTH);
+        int r = s.offerRecord(LandingProtocol.BEGIN, LandingProtocol.putBegin(s.scratch, guarantee, attempt, restoredAttempt,
+                restoredEpoch));
         if (r != OutboundStream.ACCEPTED) {
             s.multicast.close();
             throw new IllegalStateException("landed stream " + name + ": the multicast refused its BEGIN (" + r + ")");
@@ -135,12 +128,7 @@ public final class LandingMulticastSender implements LandingSender {
 
     @Override
     public int mark(long epoch) {
-        if (guarantee != LandingGuarantee.EXACTLY_ONCE) {
-            throw new IllegalStateException("landed stream " + name + " is at least once: it has no epochs");
-        }
-        if (epoch <= lastEpoch) {
-            throw new IllegalArgumentException("epoch " + epoch + " after epoch " + lastEpoch);
-        }
+        LandingProtocol.checkMark(name, guarantee, epoch, lastEpoch);
         scratch.putLong(0, epoch);
         int r = offerRecord(LandingProtocol.MARK, Long.BYTES);
         if (r == OutboundStream.ACCEPTED) {
@@ -159,19 +147,7 @@ public final class LandingMulticastSender implements LandingSender {
 
     @Override
     public boolean awaitLanded(long timeoutNanos) throws InterruptedException {
-        multicast.flush();
-        long deadline = System.nanoTime() + timeoutNanos;
-        while (!landedEverywhere()) {
-            if (System.nanoTime() - deadline >= 0) {
-                return false;
-            }
-            if (Thread.interrupted()) {
-                throw new InterruptedException();
-            }
-            LockSupport.parkNanos(POLL_NANOS);
-            multicast.flush();
-        }
-        return true;
+        return LandingAwait.until(this::landedEverywhere, multicast::flush, timeoutNanos);
     }
 
     /** @throws IllegalStateException if the multicast failed or dropped a landing */

@@ -108,6 +108,29 @@ public final class LandingProtocol {
         return false;
     }
 
+    /** Writes a BEGIN record's body at the start of {@code buffer}; returns its length. */
+    static int putBegin(MutableDirectBuffer buffer, io.jetstream.core.api.LandingGuarantee guarantee, long attempt,
+            long restoredAttempt, long restoredEpoch) {
+        buffer.putByte(0, (byte) (guarantee == io.jetstream.core.api.LandingGuarantee.EXACTLY_ONCE ? 1 : 0));
+        buffer.putLong(1, attempt);
+        buffer.putLong(9, restoredAttempt);
+        buffer.putLong(17, restoredEpoch);
+        return BEGIN_LENGTH;
+    }
+
+    /**
+     * @throws IllegalStateException if landed stream {@code name} is at least once (it has no epochs)
+     * @throws IllegalArgumentException if {@code epoch} does not follow {@code lastEpoch}
+     */
+    static void checkMark(String name, io.jetstream.core.api.LandingGuarantee guarantee, long epoch, long lastEpoch) {
+        if (guarantee != io.jetstream.core.api.LandingGuarantee.EXACTLY_ONCE) {
+            throw new IllegalStateException("landed stream " + name + " is at least once: it has no epochs");
+        }
+        if (epoch <= lastEpoch) {
+            throw new IllegalArgumentException("epoch " + epoch + " after epoch " + lastEpoch);
+        }
+    }
+
     /** Whether {@code target} is a record type a landing accepts. */
     public static boolean landingAccepts(int target) {
         return target >= BEGIN && target <= RELEASE;

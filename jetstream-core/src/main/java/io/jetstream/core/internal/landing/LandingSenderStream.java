@@ -9,8 +9,6 @@ import io.jetstream.core.api.StreamRoutes;
 import io.jetstream.core.api.Transport;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
 
@@ -24,8 +22,6 @@ import org.agrona.ExpandableArrayBuffer;
  * I/O thread and only writes {@link #full}.
  */
 public final class LandingSenderStream implements LandingSender {
-    private static final long POLL_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
-
     private final String name;
     private final String landing;
     private final long attempt;
@@ -51,11 +47,8 @@ public final class LandingSenderStream implements LandingSender {
         }
         LandingSenderStream s = new LandingSenderStream(transport, routes, name, guarantee, attempt);
         s.lastEpoch = restoredEpoch;
-        s.scratch.putByte(0, (byte) (guarantee == LandingGuarantee.EXACTLY_ONCE ? 1 : 0));
-        s.scratch.putLong(1, attempt);
-        s.scratch.putLong(9, restoredAttempt);
-        s.scratch.putLong(17, restoredEpoch);
-        int r = s.stream.offer(LandingProtocol.BEGIN, s.scratch.byteArray(), 0, LandingProtocol.BEGIN_LENGTH);
+        int r = s.stream.offer(LandingProtocol.BEGIN, s.scratch.byteArray(), 0,
+                LandingProtocol.putBegin(s.scratch, guarantee, attempt, restoredAttempt, restoredEpoch));
         if (r != OutboundStream.ACCEPTED) {
             s.stream.close();
             throw new IllegalStateException("landed stream " + name + ": the stream refused its BEGIN (" + r
@@ -82,12 +75,7 @@ public final class LandingSenderStream implements LandingSender {
 
     @Override
     public int mark(long epoch) {
-        if (guarantee != LandingGuarantee.EXACTLY_ONCE) {
-            throw new IllegalStateException("landed stream " + name + " is at least once: it has no epochs");
-        }
-        if (epoch <= lastEpoch) {
-            throw new IllegalArgumentException("epoch " + epoch + " after epoch " + lastEpoch);
-        }
+        LandingProtocol.checkMark(name, guarantee, epoch, lastEpoch);
         scratch.putLong(0, epoch);
         int r = stream.offer(LandingProtocol.MARK, scratch.byteArray(), 0, Long.BYTES);
         if (r == OutboundStream.ACCEPTED) {
@@ -98,22 +86,15 @@ public final class LandingSenderStream implements LandingSender {
 
     @Override
     public boolean awaitLanded(long timeoutNanos) throws InterruptedException {
-        stream.flush();
-        long deadline = System.nanoTime() + timeoutNanos;
-        while (stream.bufferedBytes() > 0 || stream.batchesInFlight() > 0) {
-            if (stream.failure().isPresent()) {
-                throw new IllegalStateException("landed stream " + name + " failed: " + stream.failure().get(), stream.failure().get());
-            }
-            if (System.nanoTime() - deadline >= 0) {
-                return false;
-            }
-            if (Thread.interrupted()) {
-                throw new InterruptedException();
-            }
-            LockSupport.parkNanos(POLL_NANOS);
-            stream.flush();
+        return LandingAwait.until(this::landed, stream::flush, timeoutNanos);
+    }
+
+    /** @throws IllegalStateException if the stream failed */
+    private boolean landed() {
+        if (stream.failure().isPresent()) {
+            throw new IllegalStateException("landed stream " + name + " failed: " + stream.failure().get(), stream.failure().get());
         }
-        return true;
+        return stream.bufferedBytes() == 0 && stream.batchesInFlight() == 0;
     }
 
     /** Whether the landing said the landed stream is full. */

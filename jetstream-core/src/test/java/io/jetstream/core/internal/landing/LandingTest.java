@@ -92,7 +92,7 @@ class LandingTest {
         return LandingSettings.from(JetStreamConfig.load(ConfigScope.STANDALONE, raw, LandingOptions.GROUP));
     }
 
-    private static byte[] record(long i) {
+    static byte[] record(long i) {
         return ByteBuffer.allocate(16).putLong(i).putLong(i * 31).array();
     }
 
@@ -128,12 +128,12 @@ class LandingTest {
         }
     }
 
-    private static void await(String what, BooleanSupplier condition) {
+    static void await(String what, BooleanSupplier condition) {
         Awaitility.await(what).pollInSameThread().pollInterval(Duration.ofMillis(5)).atMost(Duration.ofSeconds(30))
                 .until(condition::getAsBoolean);
     }
 
-    private static void offerAll(LandingSender sender, long from, long to) {
+    static void offerAll(LandingSender sender, long from, long to) {
         for (long i = from; i < to; i++) {
             byte[] r = record(i);
             long deadline = System.nanoTime() + TEN_SECONDS;
@@ -146,7 +146,7 @@ class LandingTest {
         }
     }
 
-    private static List<Long> range(long from, long to) {
+    static List<Long> range(long from, long to) {
         List<Long> l = new ArrayList<>();
         for (long i = from; i < to; i++) {
             l.add(i);

@@ -22,9 +22,7 @@ import io.jetstream.core.config.ConfigScope;
 import io.jetstream.core.config.JetStreamConfig;
 import io.jetstream.harness.FreePorts;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -32,8 +30,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -91,36 +87,6 @@ class LandingToSeveralSitesTest {
         return m;
     }
 
-    private static byte[] record(long i) {
-        return ByteBuffer.allocate(16).putLong(i).putLong(i * 31).array();
-    }
-
-    private static void offerAll(LandingSender sender, long from, long to) {
-        for (long i = from; i < to; i++) {
-            byte[] r = record(i);
-            long deadline = System.nanoTime() + TEN_SECONDS;
-            int result;
-            while ((result = sender.offer(r, 0, r.length)) == OutboundStream.BACK_PRESSURED) {
-                assertTrue(System.nanoTime() < deadline, "pushed back for 10 s at record " + i);
-                Thread.onSpinWait();
-            }
-            assertEquals(OutboundStream.ACCEPTED, result);
-        }
-    }
-
-    private static void await(String what, BooleanSupplier condition) {
-        Awaitility.await(what).pollInSameThread().pollInterval(Duration.ofMillis(5)).atMost(Duration.ofSeconds(30))
-                .until(condition::getAsBoolean);
-    }
-
-    private static List<Long> range(long from, long to) {
-        List<Long> l = new ArrayList<>();
-        for (long i = from; i < to; i++) {
-            l.add(i);
-        }
-        return l;
-    }
-
     private record Reader(LandingTest.Received got, LandingSubscriber subscriber) {}
 
     private Reader subscribe(Landing landing, String name) throws InterruptedException {
@@ -145,34 +111,34 @@ class LandingToSeveralSitesTest {
         LandingTest.Received atC = reader(c, "reader-c");
 
         LandingSender first = LandingSender.open(site, to, "orders/0", LandingGuarantee.EXACTLY_ONCE, 0xA, 0, 0, holdForever());
-        offerAll(first, 0, 100);
+        LandingTest.offerAll(first, 0, 100);
         assertEquals(OutboundStream.ACCEPTED, first.mark(1));
-        offerAll(first, 100, 150); // epoch 2: its checkpoint never completes
+        LandingTest.offerAll(first, 100, 150); // epoch 2: its checkpoint never completes
         assertTrue(first.awaitLanded(TEN_SECONDS), "landed at both sites: " + first.landings());
-        await("150 landed at both sites", () -> atB.landed == 150 && atC.landed == 150);
+        LandingTest.await("150 landed at both sites", () -> atB.landed == 150 && atC.landed == 150);
         assertEquals(List.of(), atB.values, "nothing is released before its commit");
         assertEquals(List.of(), atC.values, "nothing is released before its commit");
 
         LandingCommitter commitB = keep(LandingCommitter.open(site, StreamRoutes.direct(b.localAddress()), "orders/0"));
         LandingCommitter commitC = keep(LandingCommitter.open(site, StreamRoutes.direct(c.localAddress()), "orders/0"));
         assertTrue(commitB.commit("orders/0", 0xA, 1, TEN_SECONDS));
-        await("epoch 1 at site b", () -> atB.values.size() == 100);
+        LandingTest.await("epoch 1 at site b", () -> atB.values.size() == 100);
         assertEquals(List.of(), atC.values, "site c releases nothing before its own commit");
         assertTrue(commitC.commit("orders/0", 0xA, 1, TEN_SECONDS));
-        await("epoch 1 at site c", () -> atC.values.size() == 100);
+        LandingTest.await("epoch 1 at site c", () -> atC.values.size() == 100);
         first.close(); // attempt A fails
 
         // Attempt B restores A's epoch 1: it sends 100..150 again, then more, to both sites.
         LandingSender second = keep(LandingSender.open(site, to, "orders/0", LandingGuarantee.EXACTLY_ONCE, 0xB, 0xA, 1,
                 holdForever()));
-        offerAll(second, 100, 300);
+        LandingTest.offerAll(second, 100, 300);
         assertEquals(OutboundStream.ACCEPTED, second.mark(2));
         assertTrue(second.awaitLanded(TEN_SECONDS));
         assertTrue(commitB.commit("orders/0", 0xB, 2, TEN_SECONDS));
         assertTrue(commitC.commit("orders/0", 0xB, 2, TEN_SECONDS));
-        await("300 records at both sites", () -> atB.values.size() >= 300 && atC.values.size() >= 300);
-        assertEquals(range(0, 300), atB.values);
-        assertEquals(range(0, 300), atC.values);
+        LandingTest.await("300 records at both sites", () -> atB.values.size() >= 300 && atC.values.size() >= 300);
+        assertEquals(LandingTest.range(0, 300), atB.values);
+        assertEquals(LandingTest.range(0, 300), atC.values);
         for (Landing l : List.of(b, c)) {
             assertEquals(1, l.streams().size(), "one landed stream: " + l.streams());
             assertEquals("orders/0", l.streams().get(0).name());
@@ -190,7 +156,7 @@ class LandingToSeveralSitesTest {
         Transport site = keep(Transport.start(LandingTest.transport(), "sender"));
         LandingSender sender = keep(LandingSender.open(site, sites(b.localAddress(), new InetSocketAddress("127.0.0.1",
                 lateHostPort)), "orders/0", LandingGuarantee.AT_LEAST_ONCE, 7, 0, 0, holdForever()));
-        offerAll(sender, 0, 2_000);
+        LandingTest.offerAll(sender, 0, 2_000);
         assertFalse(sender.awaitLanded(TimeUnit.MILLISECONDS.toNanos(300)), "not landed while site c is down");
         LandingSenderStats siteC = sender.landings().get(1);
         assertEquals("site-c", siteC.landing());
@@ -202,9 +168,9 @@ class LandingToSeveralSitesTest {
         assertTrue(sender.awaitLanded(TEN_SECONDS * 2), "landed once site c's landing is up: " + sender.landings());
         LandingTest.Received atB = reader(b, "reader-b");
         LandingTest.Received atC = reader(c, "reader-c");
-        await("every record at both sites", () -> atB.values.size() == 2_000 && atC.values.size() == 2_000);
-        assertEquals(range(0, 2_000), atB.values);
-        assertEquals(range(0, 2_000), atC.values);
+        LandingTest.await("every record at both sites", () -> atB.values.size() == 2_000 && atC.values.size() == 2_000);
+        assertEquals(LandingTest.range(0, 2_000), atB.values);
+        assertEquals(LandingTest.range(0, 2_000), atC.values);
     }
 
     @Test
@@ -219,7 +185,7 @@ class LandingToSeveralSitesTest {
         long pushedBackSince = 0;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (System.nanoTime() < deadline) {
-            byte[] r = record(offered);
+            byte[] r = LandingTest.record(offered);
             if (sender.offer(r, 0, r.length) == OutboundStream.ACCEPTED) {
                 offered++;
                 pushedBackSince = 0;
@@ -240,13 +206,13 @@ class LandingToSeveralSitesTest {
         releaser.scheduleWithFixedDelay(() -> atC.subscriber().release("orders/0", atC.got().values.size()), 0, 20,
                 TimeUnit.MILLISECONDS);
         long more = offered + 1_000;
-        offerAll(sender, offered, more);
+        LandingTest.offerAll(sender, offered, more);
         assertTrue(sender.awaitLanded(TEN_SECONDS * 2), "landed at both sites: " + sender.landings());
         LandingTest.Received atB = reader(b, "reader-b");
-        await("every record at site b", () -> atB.values.size() == more);
-        await("every record at site c", () -> atC.got().values.size() == more);
-        assertEquals(range(0, more), atB.values);
-        assertEquals(range(0, more), atC.got().values);
+        LandingTest.await("every record at site b", () -> atB.values.size() == more);
+        LandingTest.await("every record at site c", () -> atC.got().values.size() == more);
+        assertEquals(LandingTest.range(0, more), atB.values);
+        assertEquals(LandingTest.range(0, more), atC.got().values);
     }
 
     @Test
